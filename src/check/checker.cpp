@@ -1,0 +1,519 @@
+#include "check/checker.hpp"
+
+#include "core/rules.hpp"
+#include "plan/meaning.hpp"
+#include "sglang/side_layout.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <memory>
+
+namespace pdcheck::check {
+
+namespace {
+
+using sglang::Role;
+using sglang::Side;
+using sglang::TransferBackend;
+
+std::string backend_name(TransferBackend b)
+{
+  return std::string(sglang::transfer_backend_name(b));
+}
+
+bool same_state_model(const model::ModelSpec& a, const model::ModelSpec& b)
+{
+  return a.family == b.family && a.num_hidden_layers == b.num_hidden_layers &&
+         a.state_layer_ids == b.state_layer_ids && a.intermediate_size == b.intermediate_size &&
+         a.n_groups == b.n_groups && a.num_heads == b.num_heads && a.head_dim == b.head_dim &&
+         a.state_size == b.state_size && a.conv_kernel == b.conv_kernel && a.kda_num_heads == b.kda_num_heads &&
+         a.kda_head_dim == b.kda_head_dim && a.kda_num_k_heads == b.kda_num_k_heads &&
+         a.kda_head_k_dim == b.kda_head_k_dim;
+}
+
+Finding side_finding(const Side& side, std::string_view rule, std::string message)
+{
+  Finding f = make_finding(rule, std::move(message));
+  f.side = std::string(sglang::role_name(side.role));
+  f.backend = backend_name(side.args.transfer_backend);
+  return f;
+}
+
+/// Whether this side's backend transfers Mamba state in its SGLang version.
+bool backend_moves_state(const Side& side)
+{
+  const sglang::Profile& p = side.profile;
+  switch (side.args.transfer_backend) {
+  case TransferBackend::mooncake: return p.state_transfer;
+  case TransferBackend::nixl: return p.nixl_state;
+  case TransferBackend::mori: return p.mori_state;
+  default: return true; // ascend and fake are not modelled
+  }
+}
+
+bool env_true(const sglang::ServerArgs& a, const char* name)
+{
+  auto it = a.env.find(name);
+  return it != a.env.end() && !it->second.empty() && it->second != "0" && it->second != "false";
+}
+
+void unified_memory_findings(const Side& side, std::vector<Finding>& out)
+{
+  const sglang::ServerArgs& a = side.args;
+  if (!a.enable_unified_memory || a.disaggregation_mode == sglang::DisaggregationMode::null) {
+    return;
+  }
+  auto add = [&](std::string message, std::optional<std::string> runtime) {
+    Finding f = side_finding(side, "startup-unified-memory", std::move(message));
+    if (runtime) {
+      f.runtime_error = "AssertionError: " + *runtime;
+    }
+    f.where = fmt::format("{} startup: handle_unified_memory_pool", sglang::role_name(side.role));
+    out.push_back(std::move(f));
+  };
+  if (!side.profile.unified_memory_pd) {
+    add(fmt::format("SGLang {} does not accept --enable-unified-memory with PD disaggregation", side.profile.name),
+        std::nullopt);
+    return;
+  }
+  if (a.transfer_backend != TransferBackend::mooncake) {
+    const std::string b = backend_name(a.transfer_backend);
+    add(fmt::format("--enable-unified-memory with PD needs the mooncake backend, not {}", b),
+        fmt::format("--enable-unified-memory with PD disaggregation supports only the mooncake transfer backend; got "
+                    "'{}'.",
+                    b));
+  }
+  if (a.pp_size > 1) {
+    add(fmt::format("--enable-unified-memory with PD needs pp 1, not {}", a.pp_size),
+        std::string("--enable-unified-memory with PD disaggregation does not support pipeline parallelism "
+                    "(whole-envelope transfer has no per-layer entries to subset)."));
+  }
+  if (env_true(a, "SGLANG_DISABLE_LAZY_COMPACTION")) {
+    add("--enable-unified-memory with PD needs lazy compaction, but SGLANG_DISABLE_LAZY_COMPACTION is set",
+        std::string("--enable-unified-memory with PD disaggregation requires lazy compaction; unset "
+                    "SGLANG_DISABLE_LAZY_COMPACTION."));
+  }
+  if (a.enable_hisparse) {
+    add("--enable-unified-memory with PD is not compatible with --enable-hisparse", std::nullopt);
+  }
+  if (a.speculative_algorithm && *a.speculative_algorithm != "DSPARK") {
+    add(fmt::format("--enable-unified-memory allows no speculative algorithm other than DSPARK, got {}",
+                    *a.speculative_algorithm),
+        std::nullopt);
+  }
+  if (a.enable_hierarchical_cache) {
+    add("--enable-unified-memory is not compatible with --enable-hierarchical-cache", std::nullopt);
+  }
+  if (a.dcp_size > 1) {
+    add(fmt::format("--enable-unified-memory needs dcp size 1, not {}", a.dcp_size), std::nullopt);
+  }
+}
+
+void side_findings(const Side& side, const model::Layout& layout, std::vector<Finding>& out)
+{
+  for (Finding f : layout.findings) {
+    f.side = std::string(sglang::role_name(side.role));
+    out.push_back(std::move(f));
+  }
+  const auto mode = side.args.disaggregation_mode;
+  const bool mode_ok = (side.role == Role::prefill && mode == sglang::DisaggregationMode::prefill) ||
+                       (side.role == Role::decode && mode == sglang::DisaggregationMode::decode);
+  if (!mode_ok) {
+    Finding f = side_finding(side, "side-role",
+                             fmt::format("the {} side runs with --disaggregation-mode {}", sglang::role_name(side.role),
+                                         sglang::disaggregation_mode_name(mode)));
+    f.evidence["role"] = sglang::role_name(side.role);
+    f.evidence["disaggregation_mode"] = sglang::disaggregation_mode_name(mode);
+    out.push_back(std::move(f));
+  }
+  if (!backend_moves_state(side)) {
+    Finding f = side_finding(side, "startup-backend-state",
+                             fmt::format("SGLang {} over {} does not transfer Mamba state", side.profile.name,
+                                         backend_name(side.args.transfer_backend)));
+    f.evidence["profile"] = side.profile.name;
+    out.push_back(std::move(f));
+  }
+  unified_memory_findings(side, out);
+}
+
+Finding bootstrap_finding(const Side& decode, std::string_view rule, std::string message, std::string runtime)
+{
+  Finding f = side_finding(decode, rule, std::move(message));
+  f.runtime_error = std::move(runtime);
+  f.where = "decode: CommonKVReceiver.try_ensure_parallel_info";
+  return f;
+}
+
+void bootstrap_findings(const Side& prefill, const Side& decode, const model::Layout& pl, const model::Layout& dl,
+                        std::vector<Finding>& out)
+{
+  const auto& p = prefill.args;
+  const auto& d = decode.args;
+  if (p.page_size != d.page_size) {
+    Finding f = bootstrap_finding(
+      decode, "bootstrap-page-size", fmt::format("prefill page size {} != decode page size {}", p.page_size, d.page_size),
+      fmt::format("RuntimeError: Page size mismatch: prefill server has page_size={}, but decode server has "
+                  "page_size={}. Both servers must use the same --page-size value.",
+                  p.page_size, d.page_size));
+    f.evidence["prefill"] = p.page_size;
+    f.evidence["decode"] = d.page_size;
+    out.push_back(std::move(f));
+  }
+  if (p.kv_cache_dtype != d.kv_cache_dtype) {
+    Finding f = bootstrap_finding(
+      decode, "bootstrap-kv-cache-dtype",
+      fmt::format("prefill kv cache dtype {} != decode kv cache dtype {}", p.kv_cache_dtype, d.kv_cache_dtype),
+      fmt::format("RuntimeError: KV cache dtype mismatch: prefill server has kv_cache_dtype={}, but decode server has "
+                  "kv_cache_dtype={}. Both servers must use the same --kv-cache-dtype value.",
+                  p.kv_cache_dtype, d.kv_cache_dtype));
+    f.evidence["prefill"] = p.kv_cache_dtype;
+    f.evidence["decode"] = d.kv_cache_dtype;
+    out.push_back(std::move(f));
+  }
+  if (d.attn_cp_size != 1) {
+    const std::string text = p.attn_cp_size == 1
+                               ? fmt::format("When prefill cp size is 1, attn cp size should be 1, but got {}", d.attn_cp_size)
+                               : fmt::format("Decode cp size ({}) should be equal to 1", d.attn_cp_size);
+    out.push_back(bootstrap_finding(decode, "bootstrap-cp-size",
+                                    fmt::format("decode attention CP size {} is not 1", d.attn_cp_size),
+                                    fmt::format("AssertionError: ('{}',)", text)));
+  }
+  if (d.pp_size != p.pp_size && d.pp_size != 1) {
+    Finding f = bootstrap_finding(
+      decode, "bootstrap-pp-size", fmt::format("decode pp size {} is neither prefill pp size {} nor 1", d.pp_size, p.pp_size),
+      fmt::format("AssertionError: ('Decode pp size ({}) should be equal to prefill pp size ({}) or 1',)", d.pp_size,
+                  p.pp_size));
+    f.evidence["prefill"] = p.pp_size;
+    f.evidence["decode"] = d.pp_size;
+    out.push_back(std::move(f));
+  }
+  if (pl.attn_tp_size != dl.attn_tp_size && !prefill.model.hybrid_mla) {
+    Finding f = side_finding(decode, "bootstrap-tp-performance",
+                             fmt::format("prefill attention TP {} != decode attention TP {}", pl.attn_tp_size,
+                                         dl.attn_tp_size));
+    f.runtime_error = "Performance is NOT guaranteed when using different TP sizes for non-MLA models. ";
+    f.where = "decode: CommonKVReceiver (logged warning)";
+    out.push_back(std::move(f));
+  }
+}
+
+/// The decode's Mamba registration as this prefill generation reads it.
+plan::StateMetadata as_parsed_by_prefill(plan::StateMetadata sent, const Side& prefill, const Side& decode)
+{
+  const sglang::Profile& pp = prefill.profile;
+  const sglang::Profile& dp = decode.profile;
+  const TransferBackend backend = prefill.args.transfer_backend;
+  if (!backend_moves_state(decode)) {
+    sent.num_components = 0;
+    sent.num_entries = 0;
+  }
+  if (backend == TransferBackend::nixl && (!dp.nixl_dims || !pp.nixl_dims)) {
+    sent.item_lens.clear(); // NIXL sent no item_lens or dims before PR #22240
+    sent.dims.clear();
+  }
+  if (backend == TransferBackend::mori) {
+    sent.layer_ids.clear(); // Mori never registers layer ids
+  }
+  if (pp.mooncake_format == sglang::RegistrationFormat::no_state_lens) {
+    sent.item_lens.clear(); // a pre-dims prefill reads no state frames past the pointers
+    sent.dims.clear();
+  }
+  if (!pp.state_layer_ids) {
+    sent.layer_ids.clear();
+  }
+  return sent;
+}
+
+/// Frame 6 (state pointers) is a flat native array before PR #24932 and
+/// pack_int_lists after it; the later frames of older generations are a prefix
+/// of the newer ones. So two sides interoperate exactly when both are, or both
+/// are not, of the per-component generation.
+bool formats_interoperate(const Side& prefill, const Side& decode)
+{
+  using sglang::RegistrationFormat;
+  return (prefill.profile.mooncake_format == RegistrationFormat::components) ==
+         (decode.profile.mooncake_format == RegistrationFormat::components);
+}
+
+Finding pair_finding(std::string_view rule, std::string message, const PairResult& pr, const Side& prefill)
+{
+  Finding f = make_finding(rule, std::move(message));
+  f.prefill_rank = pr.prefill_rank;
+  f.decode_rank = pr.decode_rank;
+  f.backend = backend_name(prefill.args.transfer_backend);
+  f.component = 0;
+  return f;
+}
+
+Finding plan_error_finding(const plan::SglangError& e, const PairResult& pr, const Side& prefill)
+{
+  Finding f = pair_finding(e.rule, e.message, pr, prefill);
+  f.runtime_error = e.rendered();
+  f.where = fmt::format("prefill: {} backend, {}", backend_name(prefill.args.transfer_backend), e.function);
+  f.side = "prefill";
+  return f;
+}
+
+std::vector<int> writers_for(int decode_rank, int p, int d)
+{
+  if (p == d) {
+    return {decode_rank};
+  }
+  if (d > p) {
+    return {decode_rank / (d / p)};
+  }
+  std::vector<int> w;
+  for (int i = decode_rank * (p / d); i < (decode_rank + 1) * (p / d); ++i) {
+    w.push_back(i);
+  }
+  return w;
+}
+
+void simulation_findings(const SimulationResult& r, int decode_rank, const Side& prefill, std::vector<Finding>& out)
+{
+  auto base = [&](std::string_view rule, std::string message, std::int64_t bytes) {
+    Finding f = make_finding(rule, std::move(message));
+    f.decode_rank = decode_rank;
+    f.backend = backend_name(prefill.args.transfer_backend);
+    f.component = 0;
+    f.where = "pdcheck simulation of the copy plan";
+    f.evidence["bytes"] = bytes;
+    f.evidence["slot_bytes"] = r.slot_bytes;
+    return f;
+  };
+  if (r.wrong > 0) {
+    const ByteExample& e = *r.first_wrong;
+    Finding f = base("silent-wrong-bytes",
+                     fmt::format("{} of {} state bytes per request come from the wrong logical element; first at "
+                                 "entry {} byte {}: expected {}, got {} from prefill rank {}",
+                                 r.wrong, r.slot_bytes, e.dst_entry, e.offset, plan::describe(e.expected),
+                                 plan::describe(e.got), e.prefill_rank),
+                     r.wrong);
+    f.prefill_rank = e.prefill_rank;
+    out.push_back(std::move(f));
+  }
+  if (r.unwritten > 0) {
+    const ByteExample& e = *r.first_unwritten;
+    out.push_back(base("silent-unwritten",
+                       fmt::format("{} of {} state bytes per request are never written; first at entry {} byte {} "
+                                   "({})",
+                                   r.unwritten, r.slot_bytes, e.dst_entry, e.offset,
+                                   plan::describe(e.expected)),
+                       r.unwritten));
+  }
+  if (r.written_twice > 0) {
+    out.push_back(base("silent-written-twice",
+                       fmt::format("{} state bytes per request are written more than once", r.written_twice),
+                       r.written_twice));
+  }
+  if (r.outside_slot > 0) {
+    const ByteExample& e = *r.first_outside;
+    Finding f = base("silent-outside-slot",
+                     fmt::format("{} bytes per request land outside the request's slot (entry {}, {} bytes from the "
+                                 "slot start), overwriting other requests' state",
+                                 r.outside_slot, e.dst_entry, e.offset),
+                     r.outside_slot);
+    f.prefill_rank = e.prefill_rank;
+    out.push_back(std::move(f));
+  }
+}
+
+/// What the backend does when a scheduler sends 2 (batched) or 0 (empty) state
+/// indices for this pair: advice pinned to the pair's real semantics.
+void scheduler_advice(const plan::PairInput& base, const PairResult& pr, const Side& prefill, std::vector<Finding>& out)
+{
+  std::vector<std::string> outcomes;
+  for (int count : {2, 0}) {
+    plan::PairInput in = base;
+    in.dst_index_count = count;
+    const plan::PairPlan p = plan::build_pair_plan(in);
+    const std::string what = count == 2 ? "batched (2 indices)" : "empty (0 indices)";
+    if (p.error) {
+      outcomes.push_back(fmt::format("{}: {}", what, p.error->rendered()));
+    } else if (p.skipped) {
+      outcomes.push_back(fmt::format("{}: component skipped silently, the state never arrives", what));
+    } else {
+      outcomes.push_back(fmt::format("{}: sent as one request", what));
+    }
+  }
+  Finding f = pair_finding("scheduler-state-indices",
+                           fmt::format("{} with non-single state indices: {}", backend_name(prefill.args.transfer_backend),
+                                       fmt::join(outcomes, "; ")),
+                           pr, prefill);
+  out.push_back(std::move(f));
+}
+
+} // namespace
+
+bool CheckResult::passes(Severity threshold) const
+{
+  for (const Finding& f : findings) {
+    if (static_cast<int>(f.severity) <= static_cast<int>(threshold)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+CheckResult run_check(const CheckInput& input)
+{
+  CheckResult result;
+  const Side& prefill = input.prefill;
+  const Side& decode = input.decode;
+  result.prefill_layout = model::compute_layout(sglang::layout_input(prefill));
+  result.decode_layout = model::compute_layout(sglang::layout_input(decode));
+  auto& out = result.findings;
+
+  if (!same_state_model(prefill.model, decode.model)) {
+    Finding f = make_finding("model-mismatch", fmt::format("prefill serves {} ({}) but decode serves {} ({})",
+                                                           prefill.model.name, prefill.model.architecture,
+                                                           decode.model.name, decode.model.architecture));
+    f.evidence["prefill"] = prefill.model.name;
+    f.evidence["decode"] = decode.model.name;
+    out.push_back(std::move(f));
+  }
+  if (prefill.args.transfer_backend != decode.args.transfer_backend) {
+    Finding f = make_finding("backend-mismatch", fmt::format("prefill uses {} but decode uses {}",
+                                                             backend_name(prefill.args.transfer_backend),
+                                                             backend_name(decode.args.transfer_backend)));
+    f.evidence["prefill"] = backend_name(prefill.args.transfer_backend);
+    f.evidence["decode"] = backend_name(decode.args.transfer_backend);
+    out.push_back(std::move(f));
+  }
+  side_findings(prefill, result.prefill_layout, out);
+  side_findings(decode, result.decode_layout, out);
+  if (decode.args.transfer_backend == TransferBackend::mori && decode.profile.mori_broken_pack) {
+    Finding f = side_finding(decode, "mori-registration-pack",
+                             fmt::format("SGLang {} packs per-component state lists as flat integers on Mori",
+                                         decode.profile.name));
+    f.runtime_error = "struct.error: required argument is not an integer";
+    f.where = "decode: MoriKVReceiver._register_kv_args";
+    out.push_back(std::move(f));
+  }
+  if (!result.prefill_layout.servable() || !result.decode_layout.servable()) {
+    return result; // a side that cannot start transfers nothing
+  }
+  bootstrap_findings(prefill, decode, result.prefill_layout, result.decode_layout, out);
+
+  const int p_tp = result.prefill_layout.attn_tp_size;
+  const int d_tp = result.decode_layout.attn_tp_size;
+  const int p_pp = result.prefill_layout.pp_size;
+  const int d_pp = result.decode_layout.pp_size;
+  if (p_tp % d_tp != 0 && d_tp % p_tp != 0) {
+    Finding f = make_finding("rank-mapping", fmt::format("prefill attention TP {} and decode attention TP {} do not "
+                                                         "divide each other",
+                                                         p_tp, d_tp));
+    f.evidence["prefill_attn_tp_size"] = p_tp;
+    f.evidence["decode_attn_tp_size"] = d_tp;
+    out.push_back(std::move(f));
+    return result;
+  }
+  if (d_pp != p_pp && d_pp != 1) {
+    return result; // the bootstrap assertion stops the decode
+  }
+  if (prefill.args.transfer_backend != decode.args.transfer_backend) {
+    return result;
+  }
+  if (!formats_interoperate(prefill, decode)) {
+    Finding f = make_finding(
+      "registration-generation",
+      fmt::format("prefill SGLang {} expects {} registration frames but decode SGLang {} sends {}", prefill.profile.name,
+                  prefill.profile.base, decode.profile.name, decode.profile.base));
+    f.side = "prefill";
+    f.backend = backend_name(prefill.args.transfer_backend);
+    f.where = "prefill: KVArgsRegisterInfo.from_zmq";
+    f.evidence["prefill_profile"] = prefill.profile.name;
+    f.evidence["decode_profile"] = decode.profile.name;
+    out.push_back(std::move(f));
+    return result;
+  }
+  if (!backend_moves_state(prefill) || !backend_moves_state(decode)) {
+    return result;
+  }
+
+  // Meanings are built once per rank and shared by every pair.
+  std::vector<std::unique_ptr<plan::RankMeaning>> p_meaning;
+  for (const auto& r : result.prefill_layout.ranks) {
+    p_meaning.push_back(std::make_unique<plan::RankMeaning>(prefill.model, r, p_tp));
+  }
+  int dst_index_count = 1;
+  for (const ObservedTransferInfo& ti : input.transfer_infos) {
+    if (!ti.dummy && !ti.state_index_counts.empty() && ti.state_index_counts[0] != 1) {
+      dst_index_count = ti.state_index_counts[0];
+    }
+  }
+
+  bool advice_given = false;
+  for (int dpp = 0; dpp < d_pp; ++dpp) {
+    for (int d = 0; d < d_tp; ++d) {
+      const model::RankLayout& drank = result.decode_layout.ranks[static_cast<std::size_t>(dpp * d_tp + d)];
+      const plan::RankMeaning d_meaning(decode.model, drank, d_tp);
+      plan::StateMetadata dst = as_parsed_by_prefill(plan::registered_metadata(drank, decode.profile), prefill, decode);
+      std::vector<int> stages;
+      if (d_pp == p_pp) {
+        stages = {dpp};
+      } else {
+        for (int s = 0; s < p_pp; ++s) {
+          stages.push_back(s);
+        }
+      }
+      const std::size_t first_pair = result.pairs.size();
+      bool aborted = false;
+      for (int stage : stages) {
+        for (int p : writers_for(d, p_tp, d_tp)) {
+          const std::size_t pi = static_cast<std::size_t>(stage * p_tp + p);
+          plan::PairInput in;
+          in.backend = prefill.args.transfer_backend;
+          in.prefill_profile = prefill.profile;
+          in.prefill_pp_size = p_pp;
+          in.prefill_attn_tp_size = p_tp;
+          in.prefill_rank = p;
+          in.src = plan::own_metadata(result.prefill_layout.ranks[pi], prefill.profile);
+          if (in.backend == TransferBackend::mori) {
+            in.src.layer_ids.clear();
+          }
+          in.decode_attn_tp_size = d_tp;
+          in.decode_rank = d;
+          in.dst = dst;
+          in.src_slot = input.src_slot;
+          in.dst_slot = input.dst_slot;
+          in.dst_index_count = dst_index_count;
+          PairResult pr{p, stage, d, dpp, plan::build_pair_plan(in)};
+          if (pr.plan.error) {
+            out.push_back(plan_error_finding(*pr.plan.error, pr, prefill));
+            aborted = true;
+          } else if (pr.plan.skipped) {
+            Finding f = pair_finding("mori-empty-index-skipped",
+                                     "the Mamba component is skipped: empty state indices",
+                                     pr, prefill);
+            f.where = "prefill: mori backend, send_state";
+            out.push_back(std::move(f));
+            aborted = true;
+          } else if (!advice_given && dst_index_count == 1) {
+            scheduler_advice(in, pr, prefill, out);
+            advice_given = true;
+          }
+          result.pairs.push_back(std::move(pr));
+        }
+      }
+      if (aborted) {
+        continue; // a failed transfer is reported as such, not simulated
+      }
+      std::vector<Writer> writers;
+      for (std::size_t i = first_pair; i < result.pairs.size(); ++i) {
+        const PairResult& pr = result.pairs[i];
+        writers.push_back(Writer{pr.prefill_rank, pr.prefill_pp_rank,
+                                 p_meaning[static_cast<std::size_t>(pr.prefill_pp_rank * p_tp + pr.prefill_rank)].get(),
+                                 &pr.plan, input.src_slot});
+      }
+      const SimulationResult sim = simulate_decode_rank(d_meaning, input.dst_slot, writers);
+      result.simulated_decode_ranks += 1;
+      result.simulated_bytes += sim.slot_bytes;
+      simulation_findings(sim, d, prefill, out);
+    }
+  }
+  return result;
+}
+
+} // namespace pdcheck::check

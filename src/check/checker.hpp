@@ -1,0 +1,72 @@
+#pragma once
+
+// `pdcheck check`: SGLang's startup, bootstrap and state-transfer validations for
+// one prefill/decode pair, in SGLang's order and with its exact messages, plus
+// the Simulation of every pair's copy Plan.
+
+#include "check/simulate.hpp"
+#include "core/finding.hpp"
+#include "model/layout.hpp"
+#include "plan/plan.hpp"
+#include "sglang/side.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pdcheck::check {
+
+/// What a captured TransferInfo says about one request.
+struct ObservedTransferInfo
+{
+  std::string origin;                 ///< capture file
+  std::vector<int> state_index_counts; ///< dst_state_indices length per component
+  bool dummy = false;
+};
+
+/// A decode rank's registration as the prefill parsed it, when the decode side is
+/// given as captures rather than (or in addition to) a configuration.
+struct ObservedRegistration
+{
+  std::string origin;
+  int dst_tp_rank = 0;
+  int dst_attn_tp_size = 1;
+  plan::StateMetadata state;
+};
+
+struct CheckInput
+{
+  sglang::Side prefill;
+  sglang::Side decode;
+  std::vector<ObservedRegistration> decode_registrations; ///< replaces derived ones when non-empty
+  std::vector<ObservedTransferInfo> transfer_infos;
+  std::int64_t src_slot = 3;
+  std::int64_t dst_slot = 5;
+};
+
+/// One (prefill rank, decode rank) pair that talks, with its plan.
+struct PairResult
+{
+  int prefill_rank = 0;
+  int prefill_pp_rank = 0;
+  int decode_rank = 0;
+  int decode_pp_rank = 0;
+  plan::PairPlan plan;
+};
+
+struct CheckResult
+{
+  model::Layout prefill_layout;
+  model::Layout decode_layout;
+  std::vector<PairResult> pairs;
+  std::vector<Finding> findings;
+  int simulated_decode_ranks = 0;
+  std::int64_t simulated_bytes = 0;
+
+  /// True when no finding reaches `threshold`.
+  bool passes(Severity threshold) const;
+};
+
+CheckResult run_check(const CheckInput& input);
+
+} // namespace pdcheck::check

@@ -1,0 +1,131 @@
+#include "check/checker.hpp"
+#include "cli/command.hpp"
+#include "cli/options.hpp"
+#include "io/side_file.hpp"
+#include "report/check_render.hpp"
+#include "util/error.hpp"
+
+#include <fmt/format.h>
+
+#include <ostream>
+#include <unistd.h>
+
+namespace pdcheck::cli {
+
+namespace {
+
+struct CheckOptions
+{
+  std::string prefill_file;
+  std::string decode_file;
+  std::string prefill_args;
+  std::string decode_args;
+  std::string model;
+  std::string prefill_sglang;
+  std::string decode_sglang;
+  std::vector<std::string> prefill_env;
+  std::vector<std::string> decode_env;
+  std::string plan;
+  std::string format = "text";
+  std::string color = "auto";
+  std::string fail_on = "error";
+};
+
+Severity parse_severity(const std::string& s)
+{
+  return s == "warning" ? Severity::warning : s == "info" ? Severity::info : Severity::error;
+}
+
+std::pair<int, int> parse_pair(const std::string& text)
+{
+  int p = -1;
+  int d = -1;
+  char colon = 0;
+  if (std::sscanf(text.c_str(), "%d%c%d", &p, &colon, &d) != 3 || colon != ':' || p < 0 || d < 0) {
+    throw InputError("--plan", "expected PREFILL_RANK:DECODE_RANK, got '" + text + "'");
+  }
+  return {p, d};
+}
+
+check::CheckInput gather_inputs(const CheckOptions& o)
+{
+  check::CheckInput in;
+  const bool files = !o.prefill_file.empty() || !o.decode_file.empty();
+  const bool args = !o.prefill_args.empty() || !o.decode_args.empty();
+  if (files && args) {
+    throw InputError("check", "give either two side files or --prefill-args/--decode-args, not both");
+  }
+  if (files) {
+    if (o.decode_file.empty()) {
+      throw InputError("check", "expected two side files: PREFILL DECODE");
+    }
+    in.prefill = io::load_side_file(o.prefill_file);
+    in.decode = io::load_side_file(o.decode_file);
+  } else if (args) {
+    if (o.prefill_args.empty() || o.decode_args.empty()) {
+      throw InputError("check", "--prefill-args and --decode-args go together");
+    }
+    in.prefill = side_from_command_line(o.prefill_args, o.model, o.prefill_sglang, o.prefill_env, "--prefill-args");
+    in.decode = side_from_command_line(o.decode_args, o.model, o.decode_sglang, o.decode_env, "--decode-args");
+    in.prefill.role = sglang::Role::prefill;
+    in.decode.role = sglang::Role::decode;
+  } else {
+    throw InputError("check", "expected PREFILL and DECODE side files, or --prefill-args and --decode-args");
+  }
+  return in;
+}
+
+int run_check_command(const CheckOptions& o, CommandContext& ctx)
+{
+  const check::CheckInput in = gather_inputs(o);
+  const check::CheckResult result = check::run_check(in);
+  const Severity fail_on = parse_severity(o.fail_on);
+
+  if (!o.plan.empty()) {
+    const auto [p, d] = parse_pair(o.plan);
+    for (const auto& pair : result.pairs) {
+      if (pair.prefill_rank == p && pair.decode_rank == d) {
+        *ctx.out << (o.format == "json" ? report::plan_to_json(pair).dump(2) + "\n" : report::plan_to_text(pair));
+        return exit_code::ok;
+      }
+    }
+    throw InputError("--plan", fmt::format("prefill rank {} does not send state to decode rank {} in this pairing "
+                                           "({} pair(s) talk)",
+                                           p, d, result.pairs.size()));
+  }
+
+  if (o.format == "json") {
+    *ctx.out << report::check_to_json(in, result, fail_on).dump(2) << "\n";
+  } else {
+    report::RenderOptions ro;
+    ro.fail_on = fail_on;
+    ro.color = o.color == "always" || (o.color == "auto" && std::getenv("NO_COLOR") == nullptr && isatty(1) == 1);
+    *ctx.out << report::check_to_text(in, result, ro);
+  }
+  return result.passes(fail_on) ? exit_code::ok : exit_code::findings;
+}
+
+} // namespace
+
+void install_check(CLI::App& app, CommandContext& ctx)
+{
+  auto o = std::make_shared<CheckOptions>();
+  CLI::App* cmd = app.add_subcommand("check", "Check a prefill/decode pair: SGLang's validations and the transfer plan");
+  cmd->add_option("prefill", o->prefill_file, "Prefill side file");
+  cmd->add_option("decode", o->decode_file, "Decode side file");
+  cmd->add_option("--prefill-args", o->prefill_args, "Prefill launch arguments (instead of side files)");
+  cmd->add_option("--decode-args", o->decode_args, "Decode launch arguments (instead of side files)");
+  cmd->add_option("--model", o->model, "Model for --prefill-args/--decode-args (catalog name, directory or config.json)");
+  cmd->add_option("--prefill-sglang", o->prefill_sglang, "Prefill SGLang profile or release");
+  cmd->add_option("--decode-sglang", o->decode_sglang, "Decode SGLang profile or release");
+  cmd->add_option("--prefill-env", o->prefill_env, "Prefill environment KEY=VALUE (repeatable)");
+  cmd->add_option("--decode-env", o->decode_env, "Decode environment KEY=VALUE (repeatable)");
+  cmd->add_option("--plan", o->plan, "Print the copy plan of one pair, PREFILL_RANK:DECODE_RANK");
+  add_format_option(cmd, o->format);
+  cmd->add_option("--color", o->color, "Colour: auto, always, never")->check(CLI::IsMember({"auto", "always", "never"}));
+  cmd->add_option("--fail-on", o->fail_on, "Lowest severity that fails the check: error, warning, info")
+    ->check(CLI::IsMember({"error", "warning", "info"}));
+  cmd->callback([o, &ctx] { ctx.exit_status = run_check_command(*o, ctx); });
+}
+
+} // namespace pdcheck::cli

@@ -1,0 +1,27 @@
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <iosfwd>
+
+namespace pdcheck::cli {
+
+/// Shared by every subcommand: where to print and the exit status it decided.
+struct CommandContext
+{
+  std::ostream* out = nullptr;
+  std::ostream* err = nullptr;
+  int exit_status = 0;
+};
+
+/// Each subcommand lives in its own cmd_<name>.cpp and installs itself here.
+void install_check(CLI::App& app, CommandContext& ctx);
+void install_layout(CLI::App& app, CommandContext& ctx);
+void install_models(CLI::App& app, CommandContext& ctx);
+void install_profiles(CLI::App& app, CommandContext& ctx);
+void install_rules(CLI::App& app, CommandContext& ctx);
+void install_explain(CLI::App& app, CommandContext& ctx);
+void install_decode(CLI::App& app, CommandContext& ctx);
+void install_encode(CLI::App& app, CommandContext& ctx);
+
+} // namespace pdcheck::cli

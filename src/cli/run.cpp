@@ -1,0 +1,65 @@
+#include "cli/run.hpp"
+
+#include "cli/command.hpp"
+#include "util/error.hpp"
+
+#include <fmt/format.h>
+
+#include <iostream>
+
+namespace pdcheck::cli {
+
+namespace {
+
+using Installer = void (*)(CLI::App&, CommandContext&);
+
+// The subcommand table: one line per command, in the order `--help` lists them.
+constexpr Installer k_installers[] = {
+  install_check,
+  install_layout,
+  install_models,
+  install_profiles,
+  install_rules,
+  install_explain,
+  install_decode, install_encode,
+};
+
+} // namespace
+
+int run(int argc, char** argv)
+{
+  CommandContext ctx;
+  ctx.out = &std::cout;
+  ctx.err = &std::cerr;
+
+  CLI::App app{"pdcheck: diagnostic and compatibility checker for SGLang PD disaggregation of "
+               "hybrid Mamba / linear-attention models",
+               "pdcheck"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("pdcheck ") + PDCHECK_VERSION);
+  for (Installer install : k_installers) {
+    install(app, ctx);
+  }
+
+  try {
+    app.parse(argc, argv);
+    return ctx.exit_status;
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    // CLI11's own codes (100..127) are not ours: every usage problem is 2.
+    std::cerr << "pdcheck: error: " << e.what() << "\n";
+    return exit_code::usage;
+  } catch (const InputError& e) {
+    std::cerr << "pdcheck: error: " << e.what() << "\n";
+    return exit_code::usage;
+  } catch (const CannotRun& e) {
+    std::cerr << "pdcheck: cannot run: " << e.what() << "\n";
+    return exit_code::cannot_run;
+  } catch (const std::exception& e) {
+    std::cerr << "pdcheck: internal error: " << e.what() << "\n";
+    return 70;
+  }
+}
+
+} // namespace pdcheck::cli

@@ -1,0 +1,36 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pdcheck {
+
+enum class Severity { error, warning, info };
+enum class FindingKind { startup, bootstrap, transfer, silent_corruption, advice };
+
+std::string_view severity_name(Severity s);
+std::string_view finding_kind_name(FindingKind k);
+
+/// A result of a rule: a value, never an exception. `rule` is a stable id from
+/// the rule table (check/rules.hpp); ids are never renumbered.
+struct Finding
+{
+  std::string rule;
+  FindingKind kind = FindingKind::startup;
+  Severity severity = Severity::error;
+  std::string message;                      ///< one line, with the numbers
+  std::optional<std::string> runtime_error; ///< exact text SGLang raises or logs, if any
+  std::string where;                        ///< side / backend / SGLang function
+  std::string side;                         ///< "prefill", "decode" or "" for pair findings
+  std::optional<int> prefill_rank;
+  std::optional<int> decode_rank;
+  std::string backend;
+  std::optional<int> component;
+  nlohmann::ordered_json evidence = nlohmann::ordered_json::object();
+  std::string fix;
+};
+
+} // namespace pdcheck

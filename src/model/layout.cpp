@@ -1,0 +1,314 @@
+#include "model/layout.hpp"
+
+#include "core/rules.hpp"
+
+#include <fmt/format.h>
+
+#include <numeric>
+
+namespace pdcheck::model {
+
+namespace {
+
+using sglang::DimRule;
+using sglang::RegistrationFormat;
+
+std::int64_t product(const std::vector<std::int64_t>& v, std::size_t begin, std::size_t end)
+{
+  std::int64_t p = 1;
+  for (std::size_t i = begin; i < end && i < v.size(); ++i) {
+    p *= v[i];
+  }
+  return p;
+}
+
+/// SGLang's divide(): exact or a startup failure. Records the finding and
+/// returns 0 so the caller can go on collecting every problem at once.
+std::int64_t divide(std::int64_t numerator, std::int64_t denominator, std::string_view what,
+                    std::vector<Finding>& findings)
+{
+  if (denominator <= 0 || numerator % denominator != 0) {
+    Finding f = make_finding("startup-divisibility",
+                             fmt::format("{} {} is not divisible by attention TP size {}", what, numerator, denominator));
+    f.runtime_error = fmt::format("AssertionError: {} is not divisible by {}", numerator, denominator);
+    f.where = "SGLang startup: state shape (divide)";
+    f.evidence["value"] = numerator;
+    f.evidence["attn_tp_size"] = denominator;
+    f.evidence["quantity"] = std::string(what);
+    findings.push_back(std::move(f));
+    return 0;
+  }
+  return numerator / denominator;
+}
+
+StateTensor make_tensor(std::string name, std::vector<std::int64_t> shape, Dtype dtype, int slice_axis)
+{
+  StateTensor t;
+  t.name = std::move(name);
+  t.per_slot_shape = std::move(shape);
+  t.dtype = dtype;
+  t.item_len = product(t.per_slot_shape, 0, t.per_slot_shape.size()) * dtype_size(dtype);
+  t.slice_axis = slice_axis;
+  t.slice_dim = t.per_slot_shape.at(static_cast<std::size_t>(slice_axis));
+  t.outer_count = product(t.per_slot_shape, 0, static_cast<std::size_t>(slice_axis));
+  return t;
+}
+
+/// Mamba2StateShape.create: Mamba2, GDN and ShortConv families.
+std::vector<StateTensor> mamba2_tensors(const LayoutInput& in, int tp, std::vector<Finding>& findings)
+{
+  const ModelSpec& m = in.model;
+  const std::int64_t heads = m.family == StateFamily::short_conv ? tp : m.num_heads;
+  // Groups that TP does not divide are replicated so every rank holds one.
+  const std::int64_t groups_eff = m.n_groups % tp == 0 ? m.n_groups : m.n_groups + (tp - m.n_groups);
+  const std::int64_t conv_dim = m.intermediate_size + 2 * groups_eff * m.state_size;
+  const std::int64_t conv_per_rank = divide(conv_dim, tp, "conv_dim", findings);
+  const std::int64_t heads_per_rank = divide(heads, tp, "state heads", findings);
+
+  if (m.family == StateFamily::mamba2 && m.n_groups % tp != 0 && m.n_groups != 1) {
+    Finding f = make_finding("startup-mamba-groups",
+                             fmt::format("n_groups {} is not divisible by attention TP size {} and is not 1", m.n_groups, tp));
+    f.where = "SGLang startup: MambaMixer2";
+    f.evidence["n_groups"] = m.n_groups;
+    f.evidence["attn_tp_size"] = tp;
+    findings.push_back(std::move(f));
+  }
+
+  StateTensor conv = make_tensor("conv", {conv_per_rank, m.conv_kernel - 1}, in.conv_dtype, 0);
+  if (m.family == StateFamily::gdn && in.profile.conv_subgroup_slicing) {
+    // GDN conv channels are [query | key | value], each sharded on its own.
+    const std::int64_t key_dim = m.n_groups * m.state_size;
+    conv.conv_shard_groups = {key_dim, key_dim, m.intermediate_size};
+  }
+  StateTensor temporal = make_tensor("temporal", {heads_per_rank, m.head_dim, m.state_size}, in.ssm_dtype, 0);
+  return {conv, temporal};
+}
+
+/// KimiLinearStateShape.create (KDA).
+std::vector<StateTensor> kda_tensors(const LayoutInput& in, int tp, std::vector<Finding>& findings)
+{
+  const ModelSpec& m = in.model;
+  const std::int64_t window = m.conv_kernel - 1;
+  const std::int64_t proj = m.kda_num_heads * m.kda_head_dim;
+  const std::int64_t proj_k = m.kda_num_k_heads * m.kda_head_k_dim;
+  const std::int64_t proj_rank = divide(proj, tp, "KDA value projection", findings);
+  const std::int64_t proj_k_rank = divide(proj_k, tp, "KDA key projection", findings);
+  const std::int64_t heads_rank = divide(m.kda_num_heads, tp, "KDA heads", findings);
+
+  std::vector<StateTensor> out;
+  if (in.profile.kda_single_conv) {
+    // One (window, channels) tensor: the TP-sharded axis is the second one.
+    StateTensor conv = make_tensor("conv", {window, proj_rank + 2 * proj_k_rank}, in.conv_dtype, 1);
+    if (in.profile.conv_subgroup_slicing) {
+      conv.conv_shard_groups = {proj, proj_k, proj_k};
+    }
+    out.push_back(conv);
+  } else {
+    out.push_back(make_tensor("conv0", {window, proj_rank}, in.conv_dtype, 1));
+    out.push_back(make_tensor("conv1", {window, proj_k_rank}, in.conv_dtype, 1));
+    out.push_back(make_tensor("conv2", {window, proj_k_rank}, in.conv_dtype, 1));
+  }
+  out.push_back(make_tensor("temporal", {heads_rank, m.kda_head_dim, m.kda_head_dim}, in.ssm_dtype, 0));
+  return out;
+}
+
+void check_attention_heads(const LayoutInput& in, int tp, std::vector<Finding>& findings)
+{
+  const ModelSpec& m = in.model;
+  if (m.num_attention_layers == 0 || m.num_attention_heads == 0) {
+    return;
+  }
+  const int kv = m.num_key_value_heads > 0 ? m.num_key_value_heads : m.num_attention_heads;
+  const bool heads_ok = m.num_attention_heads % tp == 0;
+  // MLA (Kimi-Linear) has no separate KV heads to shard.
+  const bool kv_ok = m.hybrid_mla || (tp >= kv ? tp % kv == 0 : kv % tp == 0);
+  if (heads_ok && kv_ok) {
+    return;
+  }
+  Finding f = make_finding(
+    "startup-attention-heads",
+    heads_ok ? fmt::format("{} KV heads can be neither sharded nor replicated over attention TP size {}", kv, tp)
+             : fmt::format("{} attention heads are not divisible by attention TP size {}", m.num_attention_heads, tp));
+  f.where = "SGLang startup: attention layers";
+  f.evidence["num_attention_heads"] = m.num_attention_heads;
+  f.evidence["num_key_value_heads"] = kv;
+  f.evidence["attn_tp_size"] = tp;
+  findings.push_back(std::move(f));
+}
+
+std::vector<StateTensor> state_tensors(const LayoutInput& in, int tp, std::vector<Finding>& findings)
+{
+  std::vector<StateTensor> tensors =
+    in.model.family == StateFamily::kda ? kda_tensors(in, tp, findings) : mamba2_tensors(in, tp, findings);
+  for (StateTensor& t : tensors) {
+    t.registered = !(in.profile.drop_zero_size_entries && t.item_len == 0);
+    t.registered_dim = in.profile.dim_rule == DimRule::slice_axis ? t.slice_dim : t.per_slot_shape.at(0);
+  }
+  return tensors;
+}
+
+RankLayout build_rank(const LayoutInput& in, const std::vector<StateTensor>& tensors, int attn_tp_rank, int pp_rank)
+{
+  RankLayout r;
+  r.attn_tp_rank = attn_tp_rank;
+  r.pp_rank = pp_rank;
+  r.tensors = tensors;
+  r.unified = in.enable_unified_memory;
+
+  const auto [start, end] = pp_layer_range(in.model.num_hidden_layers, pp_rank, in.pp_size, in.pp_layer_partition);
+  for (int id : in.model.state_layer_ids) {
+    if (id >= start && id < end) {
+      r.layer_ids.push_back(id);
+    }
+  }
+  const auto layers = static_cast<std::int64_t>(r.layer_ids.size());
+
+  r.state_types = {"mamba"};
+  if (r.unified) {
+    // One envelope per slot holding every layer of every tensor; no dims, no
+    // layer ids: heterogeneous-TP slicing is impossible by construction.
+    std::int64_t envelope = 0;
+    for (const StateTensor& t : r.tensors) {
+      envelope += layers * t.item_len;
+    }
+    r.entries.push_back(StateEntry{-1, -1, envelope, 0});
+    r.bytes_per_request = envelope;
+    r.state_item_lens = {{static_cast<std::uint64_t>(envelope)}};
+    r.state_dim_per_tensor = {{}};
+    r.state_layer_ids = {{}};
+    return r;
+  }
+
+  std::vector<std::uint64_t> item_lens;
+  std::vector<std::uint64_t> dims;
+  std::vector<std::uint64_t> layer_ids;
+  for (std::size_t ti = 0; ti < r.tensors.size(); ++ti) {
+    const StateTensor& t = r.tensors[ti];
+    if (!t.registered) {
+      continue;
+    }
+    for (int id : r.layer_ids) {
+      r.entries.push_back(StateEntry{static_cast<int>(ti), id, t.item_len, t.registered_dim});
+      r.bytes_per_request += t.item_len;
+      item_lens.push_back(static_cast<std::uint64_t>(t.item_len));
+      dims.push_back(static_cast<std::uint64_t>(t.registered_dim));
+      layer_ids.push_back(static_cast<std::uint64_t>(id));
+    }
+  }
+  if (in.profile.dims_include_spec_intermediates && in.speculative_num_draft_tokens > 0) {
+    // Early-2026 pools also walked the speculative intermediate buffers
+    // ([L, slots, draft_tokens, ...]), appending their shape[2] per layer.
+    const std::size_t extra = r.tensors.size() * r.layer_ids.size();
+    dims.insert(dims.end(), extra, static_cast<std::uint64_t>(in.speculative_num_draft_tokens));
+  }
+
+  if (in.profile.mooncake_format == RegistrationFormat::no_state_lens) {
+    return r; // the registration carries pointers only
+  }
+  r.state_item_lens = {item_lens};
+  r.state_dim_per_tensor = {dims};
+  if (in.profile.state_layer_ids) {
+    r.state_layer_ids = {layer_ids};
+  }
+  return r;
+}
+
+} // namespace
+
+bool Layout::servable() const
+{
+  for (const Finding& f : findings) {
+    if (f.severity == Severity::error) {
+      return false;
+    }
+  }
+  return true;
+}
+
+int attention_tp_size(int tp_size, int dp_size, bool enable_dp_attention, int attn_cp_size)
+{
+  const int attn_dp = enable_dp_attention ? dp_size : 1;
+  if (attn_dp <= 0 || attn_cp_size <= 0) {
+    return 0;
+  }
+  return tp_size / attn_dp / attn_cp_size;
+}
+
+std::pair<int, int> pp_layer_range(int num_layers, int pp_rank, int pp_size, const std::vector<int>& partition)
+{
+  std::vector<int> sizes;
+  if (!partition.empty()) {
+    sizes = partition;
+  } else {
+    // Even split; the remainder goes to the stages just before the last one,
+    // which keeps the last stage (with the LM head) lighter.
+    sizes.assign(static_cast<std::size_t>(pp_size), num_layers / pp_size);
+    const int remainder = num_layers % pp_size;
+    for (int i = 2; i < remainder + 2; ++i) {
+      sizes[static_cast<std::size_t>(pp_size - i)] += 1;
+    }
+  }
+  const int start = std::accumulate(sizes.begin(), sizes.begin() + pp_rank, 0);
+  return {start, start + sizes[static_cast<std::size_t>(pp_rank)]};
+}
+
+RankLayout compute_rank_layout(const LayoutInput& input, int attn_tp_rank, int pp_rank)
+{
+  const int tp = attention_tp_size(input.tp_size, input.dp_size, input.enable_dp_attention, input.attn_cp_size);
+  std::vector<Finding> ignored;
+  return build_rank(input, state_tensors(input, tp > 0 ? tp : 1, ignored), attn_tp_rank, pp_rank);
+}
+
+Layout compute_layout(const LayoutInput& input)
+{
+  Layout layout;
+  layout.tp_size = input.tp_size;
+  layout.attn_dp_size = input.enable_dp_attention ? input.dp_size : 1;
+  layout.pp_size = input.pp_size;
+
+  const int attn_dp = layout.attn_dp_size;
+  if (input.tp_size <= 0 || attn_dp <= 0 || input.attn_cp_size <= 0 || input.pp_size <= 0 ||
+      input.tp_size % attn_dp != 0 || (input.tp_size / attn_dp) % input.attn_cp_size != 0) {
+    Finding f = make_finding(
+      "startup-parallel-sizes",
+      fmt::format("tp size {} is not divisible by attention DP size {} times attention CP size {}", input.tp_size,
+                  attn_dp, input.attn_cp_size));
+    f.where = "SGLang startup: compute_dp_attention_world_info";
+    f.evidence["tp_size"] = input.tp_size;
+    f.evidence["attn_dp_size"] = attn_dp;
+    f.evidence["attn_cp_size"] = input.attn_cp_size;
+    layout.findings.push_back(std::move(f));
+    return layout;
+  }
+  layout.attn_tp_size = attention_tp_size(input.tp_size, input.dp_size, input.enable_dp_attention, input.attn_cp_size);
+
+  const int layers = input.model.num_hidden_layers;
+  const bool partition_ok = input.pp_layer_partition.empty() ||
+                            (static_cast<int>(input.pp_layer_partition.size()) == input.pp_size &&
+                             std::accumulate(input.pp_layer_partition.begin(), input.pp_layer_partition.end(), 0) == layers);
+  if (input.pp_size > layers || !partition_ok) {
+    Finding f = make_finding("startup-pp-layers",
+                             partition_ok ? fmt::format("pp size {} exceeds the model's {} layers", input.pp_size, layers)
+                                          : fmt::format("SGLANG_PP_LAYER_PARTITION does not split {} layers into {} stages", layers, input.pp_size));
+    f.where = "SGLang startup: get_pp_indices";
+    f.evidence["pp_size"] = input.pp_size;
+    f.evidence["num_hidden_layers"] = layers;
+    layout.findings.push_back(std::move(f));
+    return layout;
+  }
+
+  const std::vector<StateTensor> tensors = state_tensors(input, layout.attn_tp_size, layout.findings);
+  check_attention_heads(input, layout.attn_tp_size, layout.findings);
+  if (!layout.servable()) {
+    return layout;
+  }
+  layout.ranks.reserve(static_cast<std::size_t>(input.pp_size) * static_cast<std::size_t>(layout.attn_tp_size));
+  for (int pp = 0; pp < input.pp_size; ++pp) {
+    for (int rank = 0; rank < layout.attn_tp_size; ++rank) {
+      layout.ranks.push_back(build_rank(input, tensors, rank, pp));
+    }
+  }
+  return layout;
+}
+
+} // namespace pdcheck::model

@@ -1,0 +1,103 @@
+#pragma once
+
+#include "core/dtype.hpp"
+#include "core/finding.hpp"
+#include "model/model_spec.hpp"
+#include "sglang/profile.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace pdcheck::model {
+
+/// Everything that decides one side's state layout: the model, the profile and
+/// the parallel/dtype settings already resolved from launch args and env.
+struct LayoutInput
+{
+  ModelSpec model;
+  sglang::Profile profile;
+  int tp_size = 1;
+  int dp_size = 1;
+  bool enable_dp_attention = false;
+  int attn_cp_size = 1;
+  int pp_size = 1;
+  std::vector<int> pp_layer_partition; ///< SGLANG_PP_LAYER_PARTITION, empty = even split
+  Dtype conv_dtype = Dtype::bfloat16;
+  Dtype ssm_dtype = Dtype::float32;
+  bool enable_unified_memory = false;
+  int speculative_num_draft_tokens = 0; ///< 0 when speculative decoding is off
+};
+
+/// One state tensor of a rank (a conv tensor or the temporal tensor), covering
+/// all of the rank's state layers.
+struct StateTensor
+{
+  std::string name; ///< "conv", "conv0".."conv2" (early KDA), "temporal"
+  std::vector<std::int64_t> per_slot_shape;
+  Dtype dtype = Dtype::bfloat16;
+  std::int64_t item_len = 0;    ///< bytes of one slot of one layer
+  int slice_axis = 0;           ///< axis sharded by attention TP
+  std::int64_t slice_dim = 0;   ///< per_slot_shape[slice_axis]
+  std::int64_t outer_count = 1; ///< prod(per_slot_shape[:slice_axis])
+  std::int64_t registered_dim = 0; ///< the state_dim_per_tensor value this profile sends
+  std::vector<std::int64_t> conv_shard_groups; ///< full unsharded sub-blocks (GDN/KDA conv), else empty
+  bool registered = true;       ///< false when the profile drops it (zero-size in v0.5.20)
+};
+
+/// One registration entry: one layer of one tensor (or the whole unified envelope).
+struct StateEntry
+{
+  int tensor = 0;      ///< index into RankLayout::tensors (-1 for the unified envelope)
+  int layer_id = -1;   ///< global layer id (-1 for the unified envelope)
+  std::int64_t item_len = 0;
+  std::int64_t dim = 0; ///< registered dim (0 when the profile sends none)
+};
+
+/// What one attention-TP rank of one PP stage allocates and registers.
+struct RankLayout
+{
+  int attn_tp_rank = 0;
+  int pp_rank = 0;
+  std::vector<int> layer_ids; ///< this stage's state layers (global ids)
+  std::vector<StateTensor> tensors;
+  std::vector<StateEntry> entries; ///< in SGLang's registration order
+  bool unified = false;
+  std::int64_t bytes_per_request = 0; ///< sum of item_len over entries
+
+  // The registration fields under SGLang's names: one inner list per state
+  // component (pdcheck models the MAMBA component only).
+  std::vector<std::string> state_types;
+  std::vector<std::vector<std::uint64_t>> state_item_lens;
+  std::vector<std::vector<std::uint64_t>> state_dim_per_tensor;
+  std::vector<std::vector<std::uint64_t>> state_layer_ids;
+};
+
+/// The layout of a whole side: every (attention-TP rank, PP stage).
+struct Layout
+{
+  int tp_size = 1;
+  int attn_tp_size = 1;
+  int attn_dp_size = 1;
+  int pp_size = 1;
+  std::vector<RankLayout> ranks; ///< ordered by pp_rank, then attn_tp_rank
+  /// Startup incompatibilities (divisibility and the like); when any has
+  /// severity error the model cannot be served this way and `ranks` may be empty.
+  std::vector<Finding> findings;
+
+  bool servable() const;
+};
+
+/// attn_tp = tp / (dp if DP attention) / attention CP, as SGLang computes it.
+int attention_tp_size(int tp_size, int dp_size, bool enable_dp_attention, int attn_cp_size);
+
+/// Global layer range [start, end) of a PP stage, as SGLang's get_pp_indices.
+std::pair<int, int> pp_layer_range(int num_layers, int pp_rank, int pp_size, const std::vector<int>& partition);
+
+/// Derives the layout. Pure; never throws for domain problems (they become findings).
+Layout compute_layout(const LayoutInput& input);
+
+/// Only one rank (cheap: for per-pair work in the checker and the probe).
+RankLayout compute_rank_layout(const LayoutInput& input, int attn_tp_rank, int pp_rank);
+
+} // namespace pdcheck::model

@@ -1,0 +1,343 @@
+#include "plan/plan.hpp"
+
+#include <fmt/format.h>
+
+namespace pdcheck::plan {
+
+namespace {
+
+using sglang::RegistrationFormat;
+using sglang::TransferBackend;
+
+const char* k_mooncake_layout_error =
+  "Mamba state layouts differ between prefill and decode (src item_lens={}, dst item_lens={}) and no per-tensor "
+  "dim metadata is available to reslice. With --enable-unified-memory, prefill and decode must both enable it and "
+  "use equal attention TP sizes.";
+
+SglangError raise(std::string cls, std::string message, std::string function, std::string rule)
+{
+  return SglangError{std::move(cls), std::move(message), std::move(function), std::move(rule)};
+}
+
+std::int64_t at(const std::vector<std::uint64_t>& v, int i)
+{
+  return static_cast<std::int64_t>(v.at(static_cast<std::size_t>(i)));
+}
+
+/// Entry pairing as the prefill's generation does it.
+Outcome<EntryPairs> pair_entries(const PairInput& in, const std::string& function)
+{
+  const int n_src = static_cast<int>(in.src.item_lens.size());
+  const int n_dst = in.dst.num_entries;
+  if (!in.prefill_profile.state_layer_ids) {
+    return positional_entry_pairs(n_src, n_dst, function);
+  }
+  return build_transfer_entry_pairs(in.src.layer_ids, in.dst.layer_ids, n_src, n_dst, in.prefill_pp_size == 1);
+}
+
+/// Whole items: `dst_len_for_address` is the item length SGLang uses to address
+/// the decode slot (the decode's own when it registered one, else the source's).
+void whole_item_copies(const PairInput& in, const EntryPairs& pairs, bool address_with_src_len, PairPlan& plan)
+{
+  for (auto [i, j] : pairs) {
+    const std::int64_t src_len = at(in.src.item_lens, i);
+    if (src_len == 0) {
+      continue;
+    }
+    const bool dst_known = !in.dst.item_lens.empty() && j < static_cast<int>(in.dst.item_lens.size());
+    const std::int64_t dst_len = address_with_src_len || !dst_known ? src_len : at(in.dst.item_lens, j);
+    plan.copies.push_back(Copy{i, j, src_len * in.src_slot, dst_len * in.dst_slot, src_len});
+  }
+}
+
+void mooncake_whole(const PairInput& in, PairPlan& plan)
+{
+  plan.function = "_send_mamba_state";
+  if (in.src_index_count != 1) {
+    plan.error = raise("AssertionError", "Mamba should have single state index", plan.function, "state-index-count");
+    return;
+  }
+  auto pairs = pair_entries(in, plan.function);
+  if (auto* e = std::get_if<SglangError>(&pairs)) {
+    plan.error = *e;
+    return;
+  }
+  const auto& pair_list = std::get<EntryPairs>(pairs);
+  if (in.prefill_profile.mooncake_slot_size_check && !in.dst.item_lens.empty()) {
+    for (auto [i, j] : pair_list) {
+      if (j < static_cast<int>(in.dst.item_lens.size()) && at(in.src.item_lens, i) != at(in.dst.item_lens, j)) {
+        plan.error = raise("RuntimeError",
+                           fmt::format("Prefill/Decode Mamba slot size mismatch (src={}, dst={}). Configure matching "
+                                       "persistent state layouts on both peers.",
+                                       at(in.src.item_lens, i), at(in.dst.item_lens, j)),
+                           plan.function, "mooncake-slot-size");
+        return;
+      }
+    }
+  }
+  plan.path = PlanPath::whole_item;
+  whole_item_copies(in, pair_list, false, plan);
+}
+
+void slice_copies(const PairInput& in, const EntryPairs& pairs, bool subgroups_and_outer, PairPlan& plan)
+{
+  const sglang::Profile& p = in.prefill_profile;
+  for (auto [i, j] : pairs) {
+    const std::int64_t src_len = at(in.src.item_lens, i);
+    const std::int64_t dst_len = j < static_cast<int>(in.dst.item_lens.size()) ? at(in.dst.item_lens, j) : 0;
+    const std::int64_t src_dim = at(in.src.dims, i);
+    const std::int64_t dst_dim = j < static_cast<int>(in.dst.dims.size()) ? at(in.dst.dims, j) : 0;
+    std::vector<ByteBlock> blocks;
+    if (subgroups_and_outer) {
+      const std::int64_t outer =
+        i < static_cast<int>(in.src.outer_counts.size()) ? in.src.outer_counts[static_cast<std::size_t>(i)] : 1;
+      static const std::vector<std::int64_t> k_no_groups;
+      const auto& groups = i < static_cast<int>(in.src.conv_shard_groups.size())
+                             ? in.src.conv_shard_groups[static_cast<std::size_t>(i)]
+                             : k_no_groups;
+      auto r = mamba_slice_byte_blocks(src_len, dst_len, src_dim, dst_dim, in.prefill_attn_tp_size,
+                                       in.decode_attn_tp_size, in.prefill_rank, in.decode_rank, outer, groups,
+                                       p.aggregation_writer_fix);
+      if (auto* e = std::get_if<SglangError>(&r)) {
+        plan.error = *e;
+        return;
+      }
+      blocks = std::get<std::vector<ByteBlock>>(r);
+    } else {
+      if (src_dim == 0 || dst_dim == 0) {
+        plan.error = raise("ZeroDivisionError", "integer division or modulo by zero", plan.function, "state-slice");
+        return;
+      }
+      blocks = single_block_byte_blocks(src_len, dst_len, src_dim, dst_dim, in.prefill_attn_tp_size,
+                                        in.decode_attn_tp_size, in.prefill_rank, in.decode_rank,
+                                        p.aggregation_writer_fix);
+    }
+    for (const ByteBlock& b : blocks) {
+      plan.copies.push_back(
+        Copy{i, j, src_len * in.src_slot + b.src_offset, dst_len * in.dst_slot + b.dst_offset, b.length});
+    }
+  }
+}
+
+void mooncake_slice(const PairInput& in, PairPlan& plan)
+{
+  plan.function = "_send_mamba_state_slice";
+  if (in.src_index_count != 1) {
+    plan.error = raise("AssertionError", "Mamba should have single state index", plan.function, "state-index-count");
+    return;
+  }
+  auto pairs = pair_entries(in, plan.function);
+  if (auto* e = std::get_if<SglangError>(&pairs)) {
+    plan.error = *e;
+    return;
+  }
+  const auto& pair_list = std::get<EntryPairs>(pairs);
+  if (in.src.dims.empty() || in.dst.dims.empty()) {
+    // Without dims on either side the slice path degrades to whole items,
+    // addressing the decode slot with the source item length.
+    plan.path = PlanPath::whole_fallback;
+    whole_item_copies(in, pair_list, true, plan);
+    return;
+  }
+  plan.path = PlanPath::slice;
+  plan.logged = fmt::format("Using Mamba state slice transfer for different TP sizes between prefill and decode. "
+                            "Prefill attn_tp_size={}, Decode attn_tp_size={}. Performance may be affected.",
+                            in.prefill_attn_tp_size, in.decode_attn_tp_size);
+  slice_copies(in, pair_list, in.prefill_profile.conv_subgroup_slicing, plan);
+}
+
+void mooncake_plan(const PairInput& in, PairPlan& plan)
+{
+  const sglang::Profile& p = in.prefill_profile;
+  const bool unequal_tp = in.prefill_attn_tp_size != in.decode_attn_tp_size;
+  if (p.unified_unequal_tp && !in.src.unified && in.dst.unified_layout_sent) {
+    plan.function = "_validate_unified_peer_layout";
+    plan.error = raise("RuntimeError", "Both PD peers must enable unified memory", plan.function, "unified-one-side");
+    return;
+  }
+  if (in.src.unified && unequal_tp) {
+    plan.function = p.unified_unequal_tp ? "_validate_unified_peer_layout" : "_validate_envelope_kv_layout";
+    plan.error =
+      p.unified_unequal_tp
+        ? raise("RuntimeError",
+                "Unified unequal-TP PD requires hybrid MLA, PP1/DCP1, and transfer layouts from both peers; upgrade "
+                "both servers",
+                plan.function, "unified-unequal-tp")
+        : raise("RuntimeError",
+                fmt::format("--enable-unified-memory does not support different prefill / decode attention TP sizes "
+                            "(prefill={}, decode={}): the whole-envelope state cannot be TP-resliced.",
+                            in.prefill_attn_tp_size, in.decode_attn_tp_size),
+                plan.function, "unified-unequal-tp");
+    return;
+  }
+  if (p.mooncake_layout_check && (in.src.dims.empty() || in.dst.dims.empty()) && in.src.item_lens != in.dst.item_lens) {
+    plan.function = "maybe_send_extra";
+    plan.error = raise("RuntimeError",
+                       fmt::format(fmt::runtime(k_mooncake_layout_error), python_list(in.src.item_lens),
+                                   python_list(in.dst.item_lens)),
+                       plan.function, "mooncake-layout-no-dims");
+    return;
+  }
+  if (in.dst_index_count == 0) {
+    // No explicit check: indexing the empty index list fails inside the send.
+    plan.function = unequal_tp ? "_send_mamba_state_slice" : "_send_mamba_state";
+    plan.error = raise("IndexError", "list index out of range", plan.function, "state-index-empty");
+    return;
+  }
+  if (unequal_tp && p.mooncake_format != RegistrationFormat::no_state_lens) {
+    mooncake_slice(in, plan);
+  } else {
+    mooncake_whole(in, plan);
+  }
+}
+
+void mori_plan(const PairInput& in, PairPlan& plan)
+{
+  plan.function = "send_state";
+  if (in.src.num_components != in.dst.num_components) {
+    plan.error = raise("RuntimeError",
+                       fmt::format("PD state transfer failed: state component count mismatch (local={}, remote={})",
+                                   in.src.num_components, in.dst.num_components),
+                       plan.function, "mori-component-count");
+    return;
+  }
+  if (in.src_index_count == 0 || in.dst_index_count == 0) {
+    // Empty components are skipped before dispatch: nothing is sent and
+    // nothing is reported.
+    plan.skipped = true;
+    return;
+  }
+  plan.function = "_send_mamba_state";
+  if (in.src_index_count != 1 || in.dst_index_count != 1) {
+    plan.error = raise("RuntimeError",
+                       fmt::format("PD state transfer failed: mamba requires single state index, got src={}, dst={}",
+                                   in.src_index_count, in.dst_index_count),
+                       plan.function, "mori-single-state-index");
+    return;
+  }
+  auto pairs = positional_entry_pairs(static_cast<int>(in.src.item_lens.size()), in.dst.num_entries, plan.function);
+  if (auto* e = std::get_if<SglangError>(&pairs)) {
+    plan.error = *e;
+    return;
+  }
+  const bool unequal_tp = in.prefill_attn_tp_size != in.decode_attn_tp_size;
+  if (unequal_tp && !in.src.dims.empty() && !in.dst.dims.empty()) {
+    plan.path = PlanPath::slice;
+    plan.logged = fmt::format("Using Mamba state slice transfer for different TP sizes between prefill and decode. "
+                              "Prefill attn_tp_size={}, Decode attn_tp_size={}. Performance may be affected.",
+                              in.prefill_attn_tp_size, in.decode_attn_tp_size);
+    slice_copies(in, std::get<EntryPairs>(pairs), false, plan);
+    return;
+  }
+  // Equal TP, or dims missing ("Mooncake compat"): whole items addressed with
+  // the source item length; the decode's item length is never checked.
+  plan.path = unequal_tp ? PlanPath::whole_fallback : PlanPath::whole_item;
+  whole_item_copies(in, std::get<EntryPairs>(pairs), true, plan);
+}
+
+void nixl_plan(const PairInput& in, PairPlan& plan)
+{
+  const bool unequal_tp = in.prefill_attn_tp_size != in.decode_attn_tp_size;
+  plan.function = "_send_mamba_state";
+  if (unequal_tp && !in.prefill_profile.nixl_dims) {
+    plan.function = "send_state";
+    plan.error = raise("RuntimeError",
+                       "PD Disaggregation does NOT support PD different TP sizes for hybrid mamba models yet.",
+                       plan.function, "nixl-unequal-tp");
+    return;
+  }
+  if (in.src_index_count != 1) {
+    plan.error = raise("AssertionError", "Mamba should have single state index", plan.function, "state-index-count");
+    return;
+  }
+  auto pairs = positional_entry_pairs(static_cast<int>(in.src.item_lens.size()), in.dst.num_entries, plan.function);
+  if (auto* e = std::get_if<SglangError>(&pairs)) {
+    plan.error = *e;
+    return;
+  }
+  if (unequal_tp && !in.src.dims.empty() && !in.dst.dims.empty()) {
+    plan.function = "_send_mamba_state_slice";
+    plan.path = PlanPath::slice;
+    slice_copies(in, std::get<EntryPairs>(pairs), in.prefill_profile.conv_subgroup_slicing, plan);
+    return;
+  }
+  if (in.dst_index_count != in.src_index_count) {
+    plan.error = raise("AssertionError", "State indices count mismatch between Prefill and Decode", plan.function,
+                       "state-index-count");
+    return;
+  }
+  plan.path = unequal_tp ? PlanPath::whole_fallback : PlanPath::whole_item;
+  whole_item_copies(in, std::get<EntryPairs>(pairs), true, plan);
+}
+
+} // namespace
+
+std::string_view plan_path_name(PlanPath p)
+{
+  switch (p) {
+  case PlanPath::none: return "none";
+  case PlanPath::whole_item: return "whole_item";
+  case PlanPath::whole_fallback: return "whole_item_fallback";
+  case PlanPath::slice: return "slice";
+  }
+  return "?";
+}
+
+StateMetadata own_metadata(const model::RankLayout& rank, const sglang::Profile& profile)
+{
+  StateMetadata m;
+  m.unified = rank.unified;
+  for (const model::StateEntry& e : rank.entries) {
+    m.item_lens.push_back(static_cast<std::uint64_t>(e.item_len));
+    if (rank.unified) {
+      continue;
+    }
+    const model::StateTensor& t = rank.tensors[static_cast<std::size_t>(e.tensor)];
+    if (profile.mooncake_format != RegistrationFormat::no_state_lens) {
+      m.dims.push_back(static_cast<std::uint64_t>(e.dim));
+    }
+    if (profile.state_layer_ids) {
+      m.layer_ids.push_back(static_cast<std::uint64_t>(e.layer_id));
+    }
+    m.outer_counts.push_back(profile.dim_rule == sglang::DimRule::slice_axis ? t.outer_count : 1);
+    m.conv_shard_groups.push_back(profile.conv_subgroup_slicing ? t.conv_shard_groups : std::vector<std::int64_t>{});
+  }
+  m.num_entries = static_cast<int>(rank.entries.size());
+  m.unified_layout_sent = rank.unified && profile.unified_unequal_tp;
+  return m;
+}
+
+StateMetadata registered_metadata(const model::RankLayout& rank, const sglang::Profile& profile)
+{
+  StateMetadata m;
+  m.unified = rank.unified;
+  m.num_entries = static_cast<int>(rank.entries.size());
+  m.unified_layout_sent = rank.unified && profile.unified_unequal_tp;
+  if (!rank.state_item_lens.empty()) {
+    m.item_lens = rank.state_item_lens[0];
+  }
+  if (!rank.state_dim_per_tensor.empty()) {
+    m.dims = rank.state_dim_per_tensor[0];
+  }
+  if (!rank.state_layer_ids.empty()) {
+    m.layer_ids = rank.state_layer_ids[0];
+  }
+  return m;
+}
+
+PairPlan build_pair_plan(const PairInput& in)
+{
+  PairPlan plan;
+  switch (in.backend) {
+  case TransferBackend::mori: mori_plan(in, plan); break;
+  case TransferBackend::nixl: nixl_plan(in, plan); break;
+  default: mooncake_plan(in, plan); break;
+  }
+  if (plan.error) {
+    plan.copies.clear();
+    plan.path = PlanPath::none;
+  }
+  return plan;
+}
+
+} // namespace pdcheck::plan

@@ -1,0 +1,210 @@
+#include "plan/sglang_utils.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <numeric>
+
+namespace pdcheck::plan {
+
+namespace {
+
+SglangError error(std::string cls, std::string message, std::string function, std::string rule)
+{
+  return SglangError{std::move(cls), std::move(message), std::move(function), std::move(rule)};
+}
+
+} // namespace
+
+std::string python_list(const std::vector<std::uint64_t>& v)
+{
+  return fmt::format("[{}]", fmt::join(v, ", "));
+}
+
+Outcome<EntryPairs> build_transfer_entry_pairs(const std::vector<std::uint64_t>& src_ids,
+                                               const std::vector<std::uint64_t>& dst_ids, int n_src, int n_dst,
+                                               bool allow_positional_fallback)
+{
+  const char* fn = "build_transfer_entry_pairs";
+  if (n_src == 0) {
+    return EntryPairs{};
+  }
+  const bool src_has = !src_ids.empty();
+  const bool dst_has = !dst_ids.empty();
+  bool use_ids = src_has && dst_has;
+  if (src_has != dst_has) {
+    if (!allow_positional_fallback) {
+      return error("ValueError", "Layer metadata must be provided by both PD peers or neither", fn, "layer-pairing");
+    }
+    use_ids = false; // with the positional fallback both sides' ids are dropped
+  }
+  EntryPairs pairs;
+  if (use_ids) {
+    if (static_cast<int>(src_ids.size()) != n_src || static_cast<int>(dst_ids.size()) != n_dst) {
+      return error("ValueError",
+                   fmt::format("Layer metadata length must match transfer entries: src metadata={} entries={}, dst "
+                               "metadata={} entries={}",
+                               src_ids.size(), n_src, dst_ids.size(), n_dst),
+                   fn, "layer-pairing");
+    }
+    // Each layer id appears once per tensor group; consume decode entries in order.
+    std::map<std::uint64_t, std::vector<int>> dst_by_id;
+    for (int j = n_dst - 1; j >= 0; --j) {
+      dst_by_id[dst_ids[static_cast<std::size_t>(j)]].push_back(j);
+    }
+    for (int i = 0; i < n_src; ++i) {
+      auto it = dst_by_id.find(src_ids[static_cast<std::size_t>(i)]);
+      if (it == dst_by_id.end() || it->second.empty()) {
+        return error("ValueError",
+                     fmt::format("Decode peer is missing a transfer entry for model layer {}",
+                                 src_ids[static_cast<std::size_t>(i)]),
+                     fn, "layer-pairing");
+      }
+      pairs.emplace_back(i, it->second.back());
+      it->second.pop_back();
+    }
+    return pairs;
+  }
+  if (n_dst < n_src || (n_src != n_dst && !allow_positional_fallback)) {
+    return error("ValueError",
+                 fmt::format("PP-heterogeneous transfer requires layer ids on both peers; got src={} dst={} entries",
+                             n_src, n_dst),
+                 fn, "layer-pairing");
+  }
+  for (int i = 0; i < n_src; ++i) {
+    pairs.emplace_back(i, i);
+  }
+  return pairs;
+}
+
+Outcome<EntryPairs> positional_entry_pairs(int n_src, int n_dst, const std::string& function)
+{
+  if (n_dst < n_src) {
+    return error("IndexError", "list index out of range", function, "layer-pairing");
+  }
+  EntryPairs pairs;
+  for (int i = 0; i < n_src; ++i) {
+    pairs.emplace_back(i, i);
+  }
+  return pairs;
+}
+
+std::vector<DimBlock> mamba_slice_blocks(std::int64_t src_dim, std::int64_t dst_dim, int src_tp, int dst_tp,
+                                         int local_rank, int dst_rank, const std::vector<std::int64_t>& conv_shard_groups,
+                                         bool writer_index_fix)
+{
+  const std::int64_t group_sum = std::accumulate(conv_shard_groups.begin(), conv_shard_groups.end(), std::int64_t{0});
+  // Groups that do not add up to the full channel count are silently ignored.
+  const bool use_subdims = !conv_shard_groups.empty() && group_sum == src_dim * src_tp;
+  std::vector<DimBlock> blocks;
+  if (src_tp > dst_tp) {
+    const std::int64_t writer = writer_index_fix ? local_rank % (src_tp / dst_tp) : local_rank;
+    if (!use_subdims) {
+      return {{0, writer * src_dim, src_dim}};
+    }
+    std::int64_t src_off = 0;
+    std::int64_t dst_off = 0;
+    for (std::int64_t g : conv_shard_groups) {
+      const std::int64_t s = g / src_tp;
+      const std::int64_t d = g / dst_tp;
+      blocks.push_back({src_off, dst_off + writer * s, s});
+      src_off += s;
+      dst_off += d;
+    }
+    return blocks;
+  }
+  if (!use_subdims) {
+    return {{src_dim == 0 ? 0 : (dst_rank * dst_dim) % src_dim, 0, dst_dim}};
+  }
+  std::int64_t src_off = 0;
+  std::int64_t dst_off = 0;
+  for (std::int64_t g : conv_shard_groups) {
+    const std::int64_t s = g / src_tp;
+    const std::int64_t d = g / dst_tp;
+    blocks.push_back({src_off + (s == 0 ? 0 : (dst_rank * d) % s), dst_off, d});
+    src_off += s;
+    dst_off += d;
+  }
+  return blocks;
+}
+
+Outcome<bool> should_send_replicated_state(int src_tp, int dst_tp, int local_rank)
+{
+  const char* fn = "should_send_replicated_state";
+  if (src_tp <= 0 || dst_tp <= 0) {
+    return error("ValueError", "Attention TP sizes must be positive for replicated-state transfer", fn, "state-slice");
+  }
+  if (src_tp % dst_tp != 0 && dst_tp % src_tp != 0) {
+    return error("ValueError",
+                 fmt::format("One attention TP size must divide the other for replicated-state transfer: src={}, dst={}",
+                             src_tp, dst_tp),
+                 fn, "state-slice");
+  }
+  if (local_rank < 0 || local_rank >= src_tp) {
+    return error("ValueError",
+                 fmt::format("Source attention TP rank is out of range for replicated-state transfer: rank={}, size={}",
+                             local_rank, src_tp),
+                 fn, "state-slice");
+  }
+  return src_tp <= dst_tp || local_rank % (src_tp / dst_tp) == 0;
+}
+
+Outcome<std::vector<ByteBlock>> mamba_slice_byte_blocks(std::int64_t src_item_len, std::int64_t dst_item_len,
+                                                        std::int64_t src_dim, std::int64_t dst_dim, int src_tp,
+                                                        int dst_tp, int local_rank, int dst_rank,
+                                                        std::int64_t outer_count,
+                                                        const std::vector<std::int64_t>& conv_shard_groups,
+                                                        bool writer_index_fix)
+{
+  const char* fn = "compute_mamba_state_slice_byte_blocks";
+  if ((src_dim == 0) != (dst_dim == 0)) {
+    return error("ValueError", "Mamba state replication metadata differs between prefill and decode", fn, "state-slice");
+  }
+  if (src_dim == 0) {
+    if (src_item_len != dst_item_len) {
+      return error("ValueError",
+                   fmt::format("Replicated Mamba state item lengths differ between prefill and decode: {} != {}",
+                               src_item_len, dst_item_len),
+                   fn, "state-slice");
+    }
+    auto send = should_send_replicated_state(src_tp, dst_tp, local_rank);
+    if (auto* e = std::get_if<SglangError>(&send)) {
+      return *e;
+    }
+    if (!std::get<bool>(send)) {
+      return std::vector<ByteBlock>{};
+    }
+    return std::vector<ByteBlock>{{0, 0, src_item_len}};
+  }
+  const std::int64_t outer = outer_count > 0 ? outer_count : 1;
+  const std::int64_t src_bpd = src_item_len / (src_dim * outer);
+  const std::int64_t dst_bpd = dst_item_len / (dst_dim * outer);
+  const auto blocks =
+    mamba_slice_blocks(src_dim, dst_dim, src_tp, dst_tp, local_rank, dst_rank, conv_shard_groups, writer_index_fix);
+  std::vector<ByteBlock> out;
+  out.reserve(blocks.size() * static_cast<std::size_t>(outer));
+  for (std::int64_t o = 0; o < outer; ++o) {
+    const std::int64_t src_row = o * src_dim * src_bpd;
+    const std::int64_t dst_row = o * dst_dim * dst_bpd;
+    for (const DimBlock& b : blocks) {
+      out.push_back({src_row + b.src_start * src_bpd, dst_row + b.dst_start * dst_bpd, b.count * src_bpd});
+    }
+  }
+  return out;
+}
+
+std::vector<ByteBlock> single_block_byte_blocks(std::int64_t src_item_len, std::int64_t dst_item_len,
+                                                std::int64_t src_dim, std::int64_t dst_dim, int src_tp, int dst_tp,
+                                                int local_rank, int dst_rank, bool writer_index_fix)
+{
+  const std::int64_t src_bpd = src_dim == 0 ? 0 : src_item_len / src_dim;
+  const std::int64_t dst_bpd = dst_dim == 0 ? 0 : dst_item_len / dst_dim;
+  const auto blocks = mamba_slice_blocks(src_dim, dst_dim, src_tp, dst_tp, local_rank, dst_rank, {}, writer_index_fix);
+  std::vector<ByteBlock> out;
+  for (const DimBlock& b : blocks) {
+    out.push_back({b.src_start * src_bpd, b.dst_start * dst_bpd, b.count * src_bpd});
+  }
+  return out;
+}
+
+} // namespace pdcheck::plan

@@ -1,0 +1,66 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pdcheck::sglang {
+
+/// How the decode registration carries the state metadata.
+enum class RegistrationFormat {
+  no_state_lens, ///< pre-dims: no state_item_lens / state_dim_per_tensor frames
+  flat,          ///< one state_type, flat native arrays
+  components,    ///< per-component lists packed with pack_int_lists
+};
+
+/// What `state_dim_per_tensor` holds for an entry.
+enum class DimRule {
+  first_axis, ///< per_slot_shape[0] (v0.5.x .. early 2026); KDA conv gives K-1
+  slice_axis, ///< per_slot_shape[slice_axis] (v0.5.20)
+};
+
+/// A point in SGLang's history that fixes PD behaviour. Profiles are data: every
+/// difference between SGLang generations that pdcheck models is a field here.
+struct Profile
+{
+  std::string name;     ///< "pre-dims", "flat", "components", "v0.5.20", or a release "0.5.15"
+  std::string base;     ///< the named profile this row belongs to
+  std::string released; ///< release date, "" for named profiles
+  std::string confidence;
+  std::string evidence;
+
+  bool state_transfer = true;  ///< Mooncake transfers Mamba state at all (#10912)
+  RegistrationFormat mooncake_format = RegistrationFormat::components;
+  DimRule dim_rule = DimRule::first_axis;
+  bool drop_zero_size_entries = false;        ///< v0.5.20: zero-element tensors not registered
+  bool kda_single_conv = false;               ///< Kimi-Linear conv as one (K-1, channels) tensor
+  bool dims_include_spec_intermediates = false; ///< early-2026 dims list bug with spec decoding
+  bool conv_subgroup_slicing = false;         ///< #30997: GDN/KDA conv sliced per shard group
+  bool aggregation_writer_fix = true;         ///< #20655: aggregation dst offset uses writer index
+  bool state_layer_ids = false;               ///< #32270: registration carries global layer ids
+  bool unified_memory = false;                ///< --enable-unified-memory exists
+  bool unified_memory_pd = false;             ///< unified memory accepted with PD (#33362/#37506)
+  bool unified_unequal_tp = false;            ///< unified state at unequal TP via frame-20 layouts
+  bool nixl_state = false;                    ///< NIXL transfers Mamba state (#16229)
+  bool nixl_dims = false;                     ///< NIXL sends item_lens + dims (#22240)
+  bool mori_state = false;                    ///< Mori transfers state (#22665)
+  bool mori_broken_pack = false;              ///< v0.5.12.x: Mori decode packs lists flat -> struct.error
+  bool mooncake_slot_size_check = true;       ///< M11 "slot size mismatch" exists
+  bool mooncake_layout_check = true;          ///< M9 "layouts differ ... no per-tensor dim metadata" exists
+};
+
+/// All named profiles and release rows, oldest first.
+const std::vector<Profile>& profiles();
+
+/// Finds a profile by name ("components"), by release ("0.5.15", "v0.5.15",
+/// "0.5.15.post1"), or by a newer unknown release (mapped to the newest profile
+/// with a note). Returns nullptr when nothing matches.
+const Profile* find_profile(std::string_view name_or_version);
+
+/// The names accepted by find_profile, for error messages and --version.
+std::vector<std::string> profile_names();
+
+/// The default profile when a side does not say (the newest).
+const Profile& default_profile();
+
+} // namespace pdcheck::sglang

@@ -1,0 +1,94 @@
+#pragma once
+
+#include "core/dtype.hpp"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pdcheck::sglang {
+
+enum class DisaggregationMode { null, prefill, decode };
+enum class TransferBackend { mooncake, nixl, mori, ascend, fake, mooncake_tcp };
+
+std::string_view disaggregation_mode_name(DisaggregationMode m);
+std::string_view transfer_backend_name(TransferBackend b);
+
+/// A launch argument that pdcheck understood, with where it came from, so that a
+/// finding can point at it.
+struct ArgOrigin
+{
+  std::string flag;   ///< the spelling used, e.g. "--tensor-parallel-size"
+  std::string value;  ///< the raw value ("" for switches)
+  std::string origin; ///< "argv[3]" or "<config.yaml>:4:1"
+};
+
+/// What pdcheck needs of SGLang's ServerArgs: everything that shapes state layout
+/// and PD transfer. Defaults are SGLang's.
+struct ServerArgs
+{
+  std::optional<std::string> model_path;
+  int tp_size = 1;
+  int dp_size = 1;
+  int pp_size = 1;
+  bool enable_dp_attention = false;
+  int attn_cp_size = 1; ///< attention context parallelism
+  int dcp_size = 1;     ///< decode context parallelism
+  std::optional<Dtype> mamba_ssm_dtype; ///< --mamba-ssm-dtype
+  bool enable_unified_memory = false;
+  /// --enable-page-major-kv-layout (implied by --enable-unified-memory in SGLang):
+  /// Mamba state and KV laid out page-major instead of layer-major.
+  bool enable_page_major_kv_layout = false;
+  DisaggregationMode disaggregation_mode = DisaggregationMode::null;
+  TransferBackend transfer_backend = TransferBackend::mooncake;
+  int page_size = 1;
+  std::string kv_cache_dtype = "auto";
+  int bootstrap_port = 8998;
+  std::optional<std::string> ib_device;
+  std::optional<std::string> speculative_algorithm;
+  std::optional<int> speculative_num_steps;
+  std::optional<int> speculative_eagle_topk;
+  std::optional<int> speculative_num_draft_tokens;
+  bool enable_hisparse = false;
+  bool enable_hierarchical_cache = false;
+  std::optional<long long> max_mamba_cache_size;
+  std::optional<int> max_running_requests;
+
+  /// Environment that SGLang reads for state layout (SGLANG_MAMBA_SSM_DTYPE,
+  /// SGLANG_MAMBA_CONV_DTYPE, SGLANG_DISABLE_LAZY_COMPACTION, SGLANG_PP_LAYER_PARTITION).
+  std::map<std::string, std::string> env;
+
+  /// Every known argument as given, keyed by SGLang's dest name (e.g. "tp_size").
+  std::map<std::string, ArgOrigin> given;
+  /// Arguments pdcheck does not model: kept verbatim and reported at info level.
+  std::vector<ArgOrigin> unknown;
+};
+
+/// Splits one shell-like command line (quotes, backslashes) into words.
+/// Throws InputError(origin, ...) on an unterminated quote.
+std::vector<std::string> split_command_line(const std::string& text, const std::string& origin);
+
+/// One launch-argument word read from an SGLang `--config` file, with where it
+/// was written ("<file>:<line>:<col>", 1-based), so findings can point into the file.
+struct ConfigWord
+{
+  std::string text;
+  std::string origin;
+};
+
+/// Reads an SGLang `--config` file into launch-argument words, e.g.
+/// {"--tp-size", "4"}, the way SGLang's ConfigArgumentMerger does. Supplied by
+/// the I/O layer (io::read_sglang_config) so this parser stays pure.
+using ConfigFileReader = std::vector<ConfigWord> (*)(const std::string& path, const std::string& base_dir);
+
+/// Parses `python -m sglang.launch_server ...` words (the program prefix, if any,
+/// is skipped). Unknown arguments are kept; a bad value for a known argument
+/// throws InputError naming `origin` and the flag.
+ServerArgs parse_launch_args(const std::vector<std::string>& words,
+                             const std::string& origin,
+                             const std::map<std::string, std::string>& env = {},
+                             ConfigFileReader read_config = nullptr,
+                             const std::string& base_dir = ".");
+
+} // namespace pdcheck::sglang

@@ -1,0 +1,36 @@
+#pragma once
+
+#include "model/model_spec.hpp"
+#include "sglang/profile.hpp"
+#include "sglang/server_args.hpp"
+
+#include <map>
+#include <string>
+
+namespace pdcheck::sglang {
+
+enum class Role { prefill, decode };
+std::string_view role_name(Role r);
+
+/// A position in an input file, for error messages and SARIF locations.
+struct SourceLocation
+{
+  std::string file;
+  int line = 0;   ///< 1-based, 0 when unknown
+  int column = 0; ///< 1-based, 0 when unknown
+};
+
+/// One server of a PD pair: what it runs and how it is launched.
+struct Side
+{
+  Role role = Role::prefill;
+  std::string origin;    ///< side file path, or a description such as "--prefill-args"
+  std::string sglang;    ///< the `sglang:` value as written
+  Profile profile;
+  model::ModelSpec model;
+  ServerArgs args;
+  /// Where each top-level key of the side file was written ("role", "model", "args", ...).
+  std::map<std::string, SourceLocation> locations;
+};
+
+} // namespace pdcheck::sglang

@@ -1,0 +1,47 @@
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace pdcheck {
+
+/// Bad input from the user: an unreadable file, a syntax error, an unknown field,
+/// a value out of range. `where` names the file (with line and column when known),
+/// the field or the frame; `what` says what was expected. Rendered by the CLI as
+/// `pdcheck: error: <where>: <what>` and mapped to exit code 2.
+class InputError : public std::runtime_error
+{
+public:
+  InputError(std::string where, std::string what)
+    : std::runtime_error(where.empty() ? what : where + ": " + what),
+      m_where(std::move(where)),
+      m_what(std::move(what))
+  {
+  }
+
+  const std::string& where() const { return m_where; }
+  const std::string& detail() const { return m_what; }
+
+private:
+  std::string m_where;
+  std::string m_what;
+};
+
+/// The requested check could not run for reasons outside the inputs (no RDMA
+/// device, peer unreachable, timeout). Mapped to exit code 3.
+class CannotRun : public std::runtime_error
+{
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Documented exit codes (man/pdcheck.1, EXIT STATUS).
+namespace exit_code {
+inline constexpr int ok = 0;
+inline constexpr int findings = 1;
+inline constexpr int usage = 2;
+inline constexpr int cannot_run = 3;
+inline constexpr int interrupted = 130;
+} // namespace exit_code
+
+} // namespace pdcheck

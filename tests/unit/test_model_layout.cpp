@@ -1,0 +1,288 @@
+// Layout numbers hand-computed in ../shared/reference/sglang-state-layout.md §6
+// (conv bf16, temporal fp32 unless stated), checked for every catalog
+// architecture at attention TP 1, 2, 4 and 8.
+#include "model/catalog.hpp"
+#include "model/layout.hpp"
+#include "sglang/profile.hpp"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+using namespace pdcheck;
+using namespace pdcheck::model;
+
+namespace {
+
+ModelSpec catalog_model(const char* name)
+{
+  const CatalogEntry* e = find_catalog_entry(name);
+  REQUIRE(e != nullptr);
+  return read_model_config(nlohmann::json::parse(e->config_json), std::string(e->name), std::string(e->source));
+}
+
+LayoutInput input_for(const char* model, int tp, const char* profile = "v0.5.20")
+{
+  LayoutInput in;
+  in.model = catalog_model(model);
+  in.profile = *sglang::find_profile(profile);
+  in.tp_size = tp;
+  return in;
+}
+
+struct Expected
+{
+  int tp;
+  std::int64_t conv_item;
+  std::int64_t conv_dim;
+  std::int64_t temporal_item;
+  std::int64_t temporal_dim;
+};
+
+void check_rank(const RankLayout& r, std::size_t layers, const Expected& e)
+{
+  REQUIRE(r.layer_ids.size() == layers);
+  REQUIRE(r.state_item_lens.size() == 1);
+  const auto& items = r.state_item_lens[0];
+  const auto& dims = r.state_dim_per_tensor[0];
+  REQUIRE(items.size() == 2 * layers);
+  REQUIRE(dims.size() == 2 * layers);
+  for (std::size_t i = 0; i < layers; ++i) {
+    CHECK(items[i] == static_cast<std::uint64_t>(e.conv_item));
+    CHECK(dims[i] == static_cast<std::uint64_t>(e.conv_dim));
+    CHECK(items[layers + i] == static_cast<std::uint64_t>(e.temporal_item));
+    CHECK(dims[layers + i] == static_cast<std::uint64_t>(e.temporal_dim));
+  }
+  CHECK(r.bytes_per_request == static_cast<std::int64_t>(layers) * (e.conv_item + e.temporal_item));
+}
+
+void check_model(const char* model, std::size_t layers, const std::vector<Expected>& rows)
+{
+  for (const Expected& e : rows) {
+    DYNAMIC_SECTION(model << " at tp " << e.tp)
+    {
+      const Layout layout = compute_layout(input_for(model, e.tp));
+      REQUIRE(layout.servable());
+      REQUIRE(layout.attn_tp_size == e.tp);
+      REQUIRE(layout.ranks.size() == static_cast<std::size_t>(e.tp));
+      for (const RankLayout& r : layout.ranks) {
+        check_rank(r, layers, e);
+      }
+    }
+  }
+}
+
+} // namespace
+
+TEST_CASE("model::compute_layout: Qwen3-Next-80B-A3B matches the hand-computed table", "[model]")
+{
+  check_model("qwen3-next-80b-a3b", 36,
+              {{1, 49152, 8192, 2097152, 32}, {2, 24576, 4096, 1048576, 16}, {4, 12288, 2048, 524288, 8},
+               {8, 6144, 1024, 262144, 4}});
+  const Layout tp4 = compute_layout(input_for("qwen3-next-80b-a3b", 4));
+  CHECK(tp4.ranks[0].bytes_per_request == 19316736);
+  CHECK(tp4.ranks[0].tensors[0].conv_shard_groups == std::vector<std::int64_t>{2048, 2048, 4096});
+  CHECK(tp4.ranks[0].layer_ids.front() == 0);
+  CHECK(tp4.ranks[0].layer_ids[3] == 4);
+  CHECK(tp4.ranks[0].state_layer_ids[0].size() == 72);
+}
+
+TEST_CASE("model::compute_layout: Qwen3.5 models match the hand-computed table", "[model]")
+{
+  check_model("qwen3.5-35b-a3b", 30,
+              {{1, 49152, 8192, 2097152, 32}, {2, 24576, 4096, 1048576, 16}, {4, 12288, 2048, 524288, 8},
+               {8, 6144, 1024, 262144, 4}});
+  check_model("qwen3.5-27b", 48,
+              {{1, 61440, 10240, 3145728, 48}, {2, 30720, 5120, 1572864, 24}, {4, 15360, 2560, 786432, 12},
+               {8, 7680, 1280, 393216, 6}});
+}
+
+TEST_CASE("model::compute_layout: Nemotron-H models match the hand-computed table", "[model]")
+{
+  check_model("nemotron-h-8b", 24,
+              {{1, 61440, 10240, 4194304, 128}, {2, 30720, 5120, 2097152, 64}, {4, 15360, 2560, 1048576, 32},
+               {8, 7680, 1280, 524288, 16}});
+  check_model("nemotron-nano-9b-v2", 27,
+              {{1, 73728, 12288, 5242880, 128}, {2, 36864, 6144, 2621440, 64}, {4, 18432, 3072, 1310720, 32},
+               {8, 9216, 1536, 655360, 16}});
+  check_model("nemotron-3-nano-30b-a3b", 23,
+              {{1, 36864, 6144, 2097152, 64}, {2, 18432, 3072, 1048576, 32}, {4, 9216, 1536, 524288, 16},
+               {8, 4608, 768, 262144, 8}});
+}
+
+TEST_CASE("model::compute_layout: Falcon-H1 conv width depends on TP because its single group is replicated",
+          "[model]")
+{
+  // tp 8 is refused by the attention layers (12 heads), so only 1, 2, 4 here.
+  check_model("falcon-h1-7b",
+              44, {{1, 21504, 3584, 3145728, 24}, {2, 12288, 2048, 1572864, 12}, {4, 7680, 1280, 786432, 6}});
+  check_model("falcon-h1-1.5b", 24,
+              {{1, 21504, 3584, 3145728, 48}, {2, 12288, 2048, 1572864, 24}, {4, 7680, 1280, 786432, 12},
+               {8, 5376, 896, 393216, 6}});
+}
+
+TEST_CASE("model::compute_layout: Falcon-H1-7B at tp 8 is refused by its 12 attention heads", "[model]")
+{
+  const Layout layout = compute_layout(input_for("falcon-h1-7b", 8));
+  REQUIRE_FALSE(layout.servable());
+  REQUIRE(layout.findings.size() == 1);
+  CHECK(layout.findings[0].rule == "startup-attention-heads");
+  CHECK(layout.findings[0].message == "12 attention heads are not divisible by attention TP size 8");
+  CHECK(layout.ranks.empty());
+}
+
+TEST_CASE("model::compute_layout: Nemotron-H-8B at tp 16 cannot start", "[model]")
+{
+  const Layout layout = compute_layout(input_for("nemotron-h-8b", 16));
+  REQUIRE_FALSE(layout.servable());
+  REQUIRE(layout.findings.size() == 1);
+  // G_eff = 16 when 8 groups do not divide: conv_dim = 8192 + 2*16*128 = 12288,
+  // which divides; the mixer refuses n_groups 8 instead.
+  bool groups_finding = false;
+  for (const auto& f : layout.findings) {
+    groups_finding |= f.rule == "startup-mamba-groups" &&
+                      f.message == "n_groups 8 is not divisible by attention TP size 16 and is not 1";
+  }
+  CHECK(groups_finding);
+}
+
+TEST_CASE("model::compute_layout: Kimi-Linear single conv (v0.5.20) and three convs (older)", "[model]")
+{
+  SECTION("v0.5.20: one (3, 12288/tp) conv, dim = channels, outer count 3")
+  {
+    for (int tp : {1, 2, 4, 8}) {
+      const Layout layout = compute_layout(input_for("kimi-linear-48b-a3b", tp));
+      REQUIRE(layout.servable());
+      const RankLayout& r = layout.ranks[0];
+      REQUIRE(r.layer_ids.size() == 20);
+      REQUIRE(r.tensors.size() == 2);
+      CHECK(r.tensors[0].per_slot_shape == std::vector<std::int64_t>{3, 12288 / tp});
+      CHECK(r.tensors[0].item_len == 73728 / tp);
+      CHECK(r.tensors[0].registered_dim == 12288 / tp);
+      CHECK(r.tensors[0].outer_count == 3);
+      CHECK(r.tensors[0].conv_shard_groups == std::vector<std::int64_t>{4096, 4096, 4096});
+      CHECK(r.tensors[1].item_len == 2097152 / tp);
+      CHECK(r.state_item_lens[0].size() == 40);
+    }
+    CHECK(compute_layout(input_for("kimi-linear-48b-a3b", 1)).ranks[0].layer_ids.front() == 0);
+  }
+  SECTION("components: three (3, 4096/tp) convs whose registered dim is the window, 3")
+  {
+    const Layout layout = compute_layout(input_for("kimi-linear-48b-a3b", 1, "components"));
+    const RankLayout& r = layout.ranks[0];
+    REQUIRE(r.tensors.size() == 4);
+    for (int i = 0; i < 3; ++i) {
+      CHECK(r.tensors[static_cast<std::size_t>(i)].item_len == 24576);
+      CHECK(r.tensors[static_cast<std::size_t>(i)].registered_dim == 3);
+    }
+    CHECK(r.state_item_lens[0].size() == 80);
+    CHECK(r.state_dim_per_tensor[0][0] == 3);
+    CHECK(r.state_dim_per_tensor[0][60] == 32);
+  }
+}
+
+TEST_CASE("model::compute_layout: LFM2 temporal is zero-size: kept before v0.5.20, dropped from it", "[model]")
+{
+  for (int tp : {1, 2, 4, 8}) {
+    const Layout old_layout = compute_layout(input_for("lfm2-2.6b", tp, "components"));
+    REQUIRE(old_layout.servable());
+    const RankLayout& r = old_layout.ranks[0];
+    REQUIRE(r.layer_ids.size() == 22);
+    REQUIRE(r.state_item_lens[0].size() == 44);
+    CHECK(r.state_item_lens[0][0] == static_cast<std::uint64_t>(8192 / tp));
+    CHECK(r.state_dim_per_tensor[0][0] == static_cast<std::uint64_t>(2048 / tp));
+    CHECK(r.state_item_lens[0][22] == 0);
+    CHECK(r.state_dim_per_tensor[0][22] == 1);
+
+    const Layout new_layout = compute_layout(input_for("lfm2-2.6b", tp, "v0.5.20"));
+    CHECK(new_layout.ranks[0].state_item_lens[0].size() == 22);
+    CHECK(new_layout.ranks[0].bytes_per_request == 22 * 8192 / tp);
+  }
+  const Layout l = compute_layout(input_for("lfm2-2.6b", 1));
+  CHECK(l.ranks[0].layer_ids == std::vector<int>{0, 1, 3, 4, 6, 7, 8, 10, 11, 12, 14, 15, 16, 18, 19, 20, 22, 23, 25,
+                                                 26, 28, 29});
+}
+
+TEST_CASE("model::compute_layout: profiles change what is registered", "[model]")
+{
+  SECTION("pre-dims registers pointers only")
+  {
+    const Layout l = compute_layout(input_for("qwen3-next-80b-a3b", 2, "pre-dims"));
+    CHECK(l.ranks[0].state_item_lens.empty());
+    CHECK(l.ranks[0].state_dim_per_tensor.empty());
+    CHECK(l.ranks[0].entries.size() == 72);
+  }
+  SECTION("flat has no layer ids; components has them")
+  {
+    CHECK(compute_layout(input_for("qwen3-next-80b-a3b", 2, "flat")).ranks[0].state_layer_ids.empty());
+    const Layout c = compute_layout(input_for("qwen3-next-80b-a3b", 2, "components"));
+    REQUIRE(c.ranks[0].state_layer_ids.size() == 1);
+    CHECK(c.ranks[0].state_layer_ids[0][36] == 0);
+  }
+  SECTION("flat with speculative decoding appends draft-token dims")
+  {
+    LayoutInput in = input_for("qwen3-next-80b-a3b", 2, "flat");
+    in.speculative_num_draft_tokens = 4;
+    const Layout l = compute_layout(in);
+    CHECK(l.ranks[0].state_item_lens[0].size() == 72);
+    REQUIRE(l.ranks[0].state_dim_per_tensor[0].size() == 144);
+    CHECK(l.ranks[0].state_dim_per_tensor[0][143] == 4);
+  }
+}
+
+TEST_CASE("model::compute_layout: unified memory registers one envelope per slot", "[model]")
+{
+  LayoutInput in = input_for("qwen3-next-80b-a3b", 1);
+  in.enable_unified_memory = true;
+  const Layout l = compute_layout(in);
+  const RankLayout& r = l.ranks[0];
+  REQUIRE(r.entries.size() == 1);
+  CHECK(r.state_item_lens == std::vector<std::vector<std::uint64_t>>{{77266944}});
+  CHECK(r.state_dim_per_tensor == std::vector<std::vector<std::uint64_t>>{{}});
+  CHECK(r.bytes_per_request == 77266944);
+}
+
+TEST_CASE("model::compute_layout: DP attention and PP stages", "[model]")
+{
+  SECTION("attention TP = tp / dp with DP attention")
+  {
+    LayoutInput in = input_for("qwen3-next-80b-a3b", 8);
+    in.dp_size = 4;
+    in.enable_dp_attention = true;
+    const Layout l = compute_layout(in);
+    CHECK(l.attn_tp_size == 2);
+    CHECK(l.ranks.size() == 2);
+    CHECK(l.ranks[0].state_item_lens[0][0] == 24576);
+  }
+  SECTION("tp not divisible by dp with DP attention")
+  {
+    LayoutInput in = input_for("qwen3-next-80b-a3b", 6);
+    in.dp_size = 4;
+    in.enable_dp_attention = true;
+    const Layout l = compute_layout(in);
+    REQUIRE(l.findings.size() == 1);
+    CHECK(l.findings[0].rule == "startup-parallel-sizes");
+    CHECK(l.findings[0].message == "tp size 6 is not divisible by attention DP size 4 times attention CP size 1");
+  }
+  SECTION("pp 2 splits Qwen3-Next's 48 layers 24/24")
+  {
+    LayoutInput in = input_for("qwen3-next-80b-a3b", 2);
+    in.pp_size = 2;
+    const Layout l = compute_layout(in);
+    REQUIRE(l.ranks.size() == 4);
+    CHECK(l.ranks[0].layer_ids.size() == 18);
+    CHECK(l.ranks[2].pp_rank == 1);
+    CHECK(l.ranks[2].layer_ids.front() == 24);
+    CHECK(l.ranks[2].state_layer_ids[0][0] == 24);
+  }
+}
+
+TEST_CASE("model::pp_layer_range: remainder goes to the stages before the last", "[model]")
+{
+  CHECK(pp_layer_range(10, 0, 3, {}) == std::pair{0, 3});
+  CHECK(pp_layer_range(10, 1, 3, {}) == std::pair{3, 7});
+  CHECK(pp_layer_range(10, 2, 3, {}) == std::pair{7, 10});
+  CHECK(pp_layer_range(11, 0, 3, {}) == std::pair{0, 4});
+  CHECK(pp_layer_range(11, 1, 3, {}) == std::pair{4, 8});
+  CHECK(pp_layer_range(11, 2, 3, {}) == std::pair{8, 11});
+  CHECK(pp_layer_range(10, 1, 2, {4, 6}) == std::pair{4, 10});
+}
