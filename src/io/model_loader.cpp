@@ -1,0 +1,140 @@
+#include "io/model_loader.hpp"
+
+#include "model/catalog.hpp"
+#include "util/error.hpp"
+#include "util/spellcheck.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <utility>
+
+namespace pdcheck::io {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read_text(const fs::path& path)
+{
+  errno = 0;
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!file) {
+    throw InputError(path.string(), fmt::format("cannot read model config: {}", std::strerror(errno)));
+  }
+  std::string text;
+  char buffer[1 << 16];
+  std::size_t n = 0;
+  while ((n = std::fread(buffer, 1, sizeof buffer, file.get())) > 0) {
+    text.append(buffer, n);
+  }
+  if (std::ferror(file.get()) != 0) {
+    // fopen succeeds on a directory; the read is what fails (EISDIR).
+    throw InputError(path.string(), fmt::format("cannot read model config: {}", std::strerror(errno)));
+  }
+  return text;
+}
+
+// nlohmann reports a 1-based byte index of the last character it read; editors
+// want line and column, so count them from the text (both 1-based, column in bytes).
+std::pair<std::size_t, std::size_t> line_and_column(const std::string& text, std::size_t byte)
+{
+  const std::size_t offset = std::min(byte == 0 ? 0 : byte - 1, text.size());
+  std::size_t line = 1;
+  std::size_t line_start = 0;
+  for (std::size_t i = 0; i < offset; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      line_start = i + 1;
+    }
+  }
+  return {line, offset - line_start + 1};
+}
+
+// "[json.exception.parse_error.101] parse error at line 1, column 7: syntax
+// error ..." -> "syntax error ...": the position is already in `where`.
+std::string without_prefix(const std::string& message)
+{
+  const std::size_t parse_error = message.find("parse error");
+  if (parse_error != std::string::npos) {
+    const std::size_t colon = message.find(": ", parse_error);
+    if (colon != std::string::npos) {
+      return message.substr(colon + 2);
+    }
+  }
+  const std::size_t bracket = message.find("] ");
+  return bracket == std::string::npos ? message : message.substr(bracket + 2);
+}
+
+nlohmann::json parse_json(const std::string& text, const std::string& where)
+{
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    const auto [line, column] = line_and_column(text, e.byte);
+    throw InputError(fmt::format("{}:{}:{}", where, line, column), "invalid JSON: " + without_prefix(e.what()));
+  }
+}
+
+[[noreturn]] void no_such_model(const std::string& ref)
+{
+  std::vector<std::string> names;
+  std::vector<std::string> candidates;
+  for (const model::CatalogEntry& entry : model::catalog()) {
+    names.emplace_back(entry.name);
+    candidates.emplace_back(entry.name);
+  }
+  for (const model::CatalogEntry& entry : model::catalog()) {
+    candidates.emplace_back(entry.hf_repo);
+  }
+  std::string what = "no such model directory, config.json or catalog entry; catalog has: ";
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    what += (i == 0 ? "" : ", ") + names[i];
+  }
+  if (const auto guess = closest_match(ref, candidates)) {
+    what += fmt::format("; did you mean '{}'?", *guess);
+  }
+  throw InputError(ref, what);
+}
+
+} // namespace
+
+model::ModelSpec load_model(const std::string& ref, const std::string& base_dir)
+{
+  if (ref.empty()) {
+    throw InputError("model", "empty model reference: give a catalog name, a model directory or a config.json");
+  }
+  fs::path path(ref);
+  // Keep paths as the user wrote them when they are relative to the working
+  // directory, so error messages quote what was typed.
+  if (path.is_relative() && !base_dir.empty() && base_dir != ".") {
+    path = fs::path(base_dir) / path;
+  }
+
+  std::error_code ec;
+  if (!fs::exists(path, ec)) {
+    // A file of the same name wins over a catalog entry: an HF repo id such as
+    // "Qwen/Qwen3.5-27B" may also be a local checkout.
+    if (const model::CatalogEntry* entry = model::find_catalog_entry(ref)) {
+      const std::string name(entry->name);
+      const nlohmann::json config = parse_json(std::string(entry->config_json), "catalog:" + name);
+      model::ModelSpec spec = model::read_model_config(config, name, name);
+      spec.source = std::string(entry->source);
+      return spec;
+    }
+    no_such_model(ref);
+  }
+
+  const fs::path file = fs::is_directory(path, ec) ? path / "config.json" : path;
+  const std::string where = file.string();
+  const nlohmann::json config = parse_json(read_text(file), where);
+  return model::read_model_config(config, ref, where);
+}
+
+} // namespace pdcheck::io

@@ -1,0 +1,263 @@
+#include "model/catalog.hpp"
+#include "model/model_spec.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+using namespace pdcheck;
+using namespace pdcheck::model;
+
+namespace {
+
+ModelSpec catalog_spec(std::string_view name)
+{
+  const CatalogEntry* entry = find_catalog_entry(name);
+  REQUIRE(entry != nullptr);
+  return read_model_config(nlohmann::json::parse(entry->config_json), std::string(entry->name),
+                           std::string(entry->name));
+}
+
+// The per-slot byte sizes of sglang-state-layout.md §3.1 (conv bf16, temporal
+// fp32), computed here independently of model/layout so that the catalog's
+// numbers are checked against the doc's §6 tables directly.
+std::int64_t mamba2_conv_item(const ModelSpec& m, std::int64_t tp)
+{
+  const std::int64_t groups = m.n_groups % tp == 0 ? m.n_groups : tp;
+  const std::int64_t conv_dim = m.intermediate_size + 2 * groups * m.state_size;
+  return conv_dim / tp * (m.conv_kernel - 1) * 2;
+}
+
+std::int64_t mamba2_temporal_item(const ModelSpec& m, std::int64_t tp)
+{
+  return m.num_heads / tp * m.head_dim * m.state_size * 4;
+}
+
+std::vector<int> ids_where(int count, bool (*keep)(int))
+{
+  std::vector<int> ids;
+  for (int i = 0; i < count; ++i) {
+    if (keep(i)) {
+      ids.push_back(i);
+    }
+  }
+  return ids;
+}
+
+} // namespace
+
+TEST_CASE("model::catalog: every entry parses and is a supported hybrid model")
+{
+  REQUIRE(catalog().size() >= 10);
+  std::set<std::string> names;
+  for (const CatalogEntry& entry : catalog()) {
+    INFO(entry.name);
+    CHECK(names.insert(std::string(entry.name)).second);
+    for (const char c : entry.name) {
+      CHECK_FALSE(std::isupper(static_cast<unsigned char>(c)));
+    }
+    // The source names the repository's config.json on the Hub.
+    CHECK(entry.source.find("https://huggingface.co/" + std::string(entry.hf_repo) + "/") == 0);
+    const nlohmann::json config = nlohmann::json::parse(entry.config_json);
+    const ModelSpec spec = read_model_config(config, std::string(entry.name), std::string(entry.name));
+    CHECK_FALSE(spec.state_layer_ids.empty());
+    CHECK(spec.num_hidden_layers > 0);
+    CHECK(spec.num_attention_heads > 0);
+  }
+}
+
+TEST_CASE("model::find_catalog_entry: matches name or HF repo without regard to case")
+{
+  const CatalogEntry* by_name = find_catalog_entry("Nemotron-H-8B");
+  REQUIRE(by_name != nullptr);
+  CHECK(by_name->name == "nemotron-h-8b");
+  const CatalogEntry* by_repo = find_catalog_entry("qwen/qwen3-next-80b-a3b-instruct");
+  REQUIRE(by_repo != nullptr);
+  CHECK(by_repo->name == "qwen3-next-80b-a3b");
+  CHECK(find_catalog_entry("nemotron-h") == nullptr);
+  CHECK(find_catalog_entry("") == nullptr);
+}
+
+TEST_CASE("model::catalog_revision: is a date")
+{
+  const std::string_view revision = catalog_revision();
+  REQUIRE(revision.size() == 10);
+  CHECK(revision[4] == '-');
+  CHECK(revision[7] == '-');
+}
+
+TEST_CASE("model::catalog: Qwen3-Next-80B-A3B matches the doc's 36 GDN layers")
+{
+  const ModelSpec spec = catalog_spec("qwen3-next-80b-a3b");
+  CHECK(spec.architecture == "Qwen3NextForCausalLM");
+  CHECK(spec.family == StateFamily::gdn);
+  CHECK(spec.num_hidden_layers == 48);
+  CHECK(spec.state_layer_ids == ids_where(48, [](int i) { return (i + 1) % 4 != 0; }));
+  CHECK(spec.state_layer_ids.size() == 36);
+  CHECK(spec.state_layer_ids.front() == 0);
+  CHECK(spec.state_layer_ids[3] == 4);
+  CHECK(spec.state_layer_ids.back() == 46);
+  CHECK(spec.intermediate_size + 2 * spec.n_groups * spec.state_size == 8192); // conv_dim
+  CHECK(spec.num_heads == 32);
+  CHECK(spec.head_dim == 128);
+  CHECK(spec.state_size == 128);
+  CHECK(spec.conv_kernel == 4);
+  // "no layer_types, no mamba_ssm_dtype"
+  CHECK_FALSE(spec.config_ssm_dtype.has_value());
+  CHECK(mamba2_conv_item(spec, 1) == 49152);
+  CHECK(mamba2_conv_item(spec, 8) == 6144);
+  CHECK(mamba2_temporal_item(spec, 1) == 2097152);
+  CHECK(mamba2_temporal_item(spec, 8) == 262144);
+  CHECK(spec.num_attention_heads == 16);
+  CHECK(spec.num_key_value_heads == 2);
+}
+
+TEST_CASE("model::catalog: Qwen3.5 entries match the doc")
+{
+  const ModelSpec moe = catalog_spec("qwen3.5-35b-a3b");
+  CHECK(moe.architecture == "Qwen3_5MoeForConditionalGeneration");
+  CHECK(moe.state_layer_ids.size() == 30);
+  CHECK(moe.config_ssm_dtype == Dtype::float32);
+  CHECK(mamba2_conv_item(moe, 1) == 49152);
+  CHECK(mamba2_temporal_item(moe, 1) == 2097152);
+  CHECK(mamba2_conv_item(moe, 2) == 24576);
+  CHECK(mamba2_temporal_item(moe, 8) == 262144);
+
+  const ModelSpec dense = catalog_spec("qwen3.5-27b");
+  CHECK(dense.architecture == "Qwen3_5ForConditionalGeneration");
+  CHECK(dense.state_layer_ids.size() == 48);
+  CHECK(dense.config_ssm_dtype == Dtype::float32);
+  CHECK(mamba2_conv_item(dense, 1) == 61440);
+  CHECK(mamba2_temporal_item(dense, 1) == 3145728);
+  CHECK(mamba2_conv_item(dense, 8) == 7680);
+  CHECK(mamba2_temporal_item(dense, 8) == 393216);
+}
+
+TEST_CASE("model::catalog: Nemotron-H-8B has the doc's 24 Mamba layers")
+{
+  const ModelSpec spec = catalog_spec("nemotron-h-8b");
+  CHECK(spec.architecture == "NemotronHForCausalLM");
+  CHECK(spec.num_hidden_layers == 52);
+  CHECK(spec.state_layer_ids ==
+        std::vector<int>{0, 2, 4, 6, 9, 11, 13, 15, 17, 20, 22, 24, 26, 28, 31, 33, 35, 37, 39, 42, 44, 46, 48, 50});
+  CHECK(spec.num_attention_layers == 4);
+  CHECK(spec.intermediate_size + 2 * spec.n_groups * spec.state_size == 10240);
+  CHECK(mamba2_conv_item(spec, 1) == 61440);
+  CHECK(mamba2_conv_item(spec, 2) == 30720);
+  CHECK(mamba2_conv_item(spec, 4) == 15360);
+  CHECK(mamba2_conv_item(spec, 8) == 7680);
+  CHECK(mamba2_temporal_item(spec, 1) == 4194304);
+  CHECK(mamba2_temporal_item(spec, 8) == 524288);
+  CHECK(spec.n_groups == 8);
+  CHECK_FALSE(spec.config_ssm_dtype.has_value());
+}
+
+TEST_CASE("model::catalog: Nemotron-Nano-9B-v2 has 27 Mamba and 4 attention layers")
+{
+  const ModelSpec spec = catalog_spec("nemotron-nano-9b-v2");
+  CHECK(spec.num_hidden_layers == 56);
+  CHECK(spec.state_layer_ids.size() == 27);
+  CHECK(spec.num_attention_layers == 4);
+  CHECK(spec.intermediate_size + 2 * spec.n_groups * spec.state_size == 12288);
+  CHECK(mamba2_conv_item(spec, 1) == 73728);
+  CHECK(mamba2_conv_item(spec, 8) == 9216);
+  CHECK(mamba2_temporal_item(spec, 1) == 5242880);
+  CHECK(mamba2_temporal_item(spec, 8) == 655360);
+}
+
+TEST_CASE("model::catalog: Nemotron-3-Nano-30B-A3B has 23 Mamba layers and no config SSM dtype")
+{
+  const ModelSpec spec = catalog_spec("nemotron-3-nano-30b-a3b");
+  CHECK(spec.num_hidden_layers == 52);
+  CHECK(spec.state_layer_ids.size() == 23);
+  // The checkpoint's mamba_ssm_cache_dtype is not a key SGLang reads.
+  CHECK_FALSE(spec.config_ssm_dtype.has_value());
+  CHECK(mamba2_conv_item(spec, 1) == 36864);
+  CHECK(mamba2_conv_item(spec, 2) == 18432);
+  CHECK(mamba2_conv_item(spec, 4) == 9216);
+  CHECK(mamba2_conv_item(spec, 8) == 4608);
+  CHECK(mamba2_temporal_item(spec, 1) == 2097152);
+  CHECK(mamba2_temporal_item(spec, 8) == 262144);
+}
+
+TEST_CASE("model::catalog: Falcon-H1 entries give every layer state")
+{
+  const ModelSpec big = catalog_spec("falcon-h1-7b");
+  CHECK(big.num_hidden_layers == 44);
+  CHECK(big.state_layer_ids.size() == 44);
+  CHECK(big.num_attention_layers == 44);
+  CHECK(big.n_groups == 1);
+  // G == 1 is replicated to tp groups, so the conv width grows with tp.
+  CHECK(mamba2_conv_item(big, 1) == 21504);
+  CHECK(mamba2_conv_item(big, 2) == 12288);
+  CHECK(mamba2_conv_item(big, 4) == 7680);
+  CHECK(mamba2_conv_item(big, 8) == 5376);
+  CHECK(mamba2_temporal_item(big, 1) == 3145728);
+  CHECK(mamba2_temporal_item(big, 8) == 393216);
+  CHECK(big.num_attention_heads == 12);
+
+  const ModelSpec small = catalog_spec("falcon-h1-1.5b");
+  CHECK(small.state_layer_ids.size() == 24);
+  CHECK(mamba2_conv_item(small, 1) == 21504);
+  CHECK(mamba2_conv_item(small, 8) == 5376);
+  CHECK(mamba2_temporal_item(small, 1) == 3145728);
+  CHECK(mamba2_temporal_item(small, 2) == 1572864);
+  CHECK(mamba2_temporal_item(small, 4) == 786432);
+  CHECK(mamba2_temporal_item(small, 8) == 393216);
+}
+
+TEST_CASE("model::catalog: Kimi-Linear-48B-A3B has 20 KDA layers")
+{
+  const ModelSpec spec = catalog_spec("kimi-linear-48b-a3b");
+  CHECK(spec.family == StateFamily::kda);
+  CHECK(spec.hybrid_mla);
+  CHECK(spec.num_hidden_layers == 27);
+  CHECK(spec.state_layer_ids ==
+        std::vector<int>{0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 16, 17, 18, 20, 21, 22, 24, 25});
+  CHECK(spec.num_attention_layers == 7);
+  CHECK(spec.kda_num_heads == 32);
+  CHECK(spec.kda_head_dim == 128);
+  CHECK(spec.kda_num_k_heads == 32);
+  CHECK(spec.kda_head_k_dim == 128);
+  CHECK(spec.conv_kernel == 4);
+  // Recent single conv tensor: (K-1, proj + 2*proj_k) bf16 at tp 1.
+  const std::int64_t proj = spec.kda_num_heads * spec.kda_head_dim;
+  const std::int64_t proj_k = spec.kda_num_k_heads * spec.kda_head_k_dim;
+  CHECK((spec.conv_kernel - 1) * (proj + 2 * proj_k) * 2 == 73728);
+  CHECK(spec.kda_num_heads * spec.kda_head_dim * spec.kda_head_dim * 4 == 2097152);
+}
+
+TEST_CASE("model::catalog: LFM2-2.6B has the doc's 22 conv layers")
+{
+  const ModelSpec spec = catalog_spec("lfm2-2.6b");
+  CHECK(spec.family == StateFamily::short_conv);
+  CHECK(spec.num_hidden_layers == 30);
+  CHECK(spec.state_layer_ids ==
+        std::vector<int>{0, 1, 3, 4, 6, 7, 8, 10, 11, 12, 14, 15, 16, 18, 19, 20, 22, 23, 25, 26, 28, 29});
+  CHECK(spec.num_attention_layers == 8);
+  CHECK(spec.intermediate_size == 2048);
+  CHECK(spec.conv_kernel == 3);
+  CHECK(spec.intermediate_size * (spec.conv_kernel - 1) * 2 == 8192); // conv (2048, 2) bf16 at tp 1
+  CHECK(spec.state_size == 0);
+}
+
+TEST_CASE("model::catalog: Granite-4.0-H-Tiny is identified by model_type")
+{
+  const ModelSpec spec = catalog_spec("granite-4.0-h-tiny");
+  CHECK(spec.architecture == "granitemoehybrid");
+  CHECK(spec.num_hidden_layers == 40);
+  CHECK(spec.state_layer_ids.size() == 36);
+  CHECK(spec.num_attention_layers == 4);
+  CHECK(std::find(spec.state_layer_ids.begin(), spec.state_layer_ids.end(), 5) == spec.state_layer_ids.end());
+  CHECK(spec.intermediate_size == 3072);
+  CHECK(spec.num_heads == 48);
+  CHECK(spec.head_dim == 64);
+  CHECK(spec.n_groups == 1);
+}
