@@ -248,7 +248,9 @@ Finding pair_finding(std::string_view rule, std::string message, const PairResul
 
 Finding plan_error_finding(const plan::SglangError& e, const PairResult& pr, const Side& prefill)
 {
-  Finding f = pair_finding(e.rule, e.message, pr, prefill);
+  const Rule* rule = find_rule(e.rule);
+  Finding f = pair_finding(e.rule, fmt::format("{}: SGLang's {} raises {}", rule->title, e.function, e.python_class),
+                           pr, prefill);
   f.runtime_error = e.rendered();
   f.where = fmt::format("prefill: {} backend, {}", backend_name(prefill.args.transfer_backend), e.function);
   f.side = "prefill";

@@ -1,0 +1,116 @@
+// SGLang's slice arithmetic, checked against the worked examples of
+// sglang-pd-wire-and-checks.md §5.6 and the error texts of §4.4.
+#include "plan/sglang_utils.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace pdcheck::plan;
+
+namespace {
+
+const std::vector<std::int64_t> k_gdn_groups = {2048, 2048, 4096};
+
+std::vector<ByteBlock> blocks(Outcome<std::vector<ByteBlock>> r)
+{
+  REQUIRE(std::holds_alternative<std::vector<ByteBlock>>(r));
+  return std::get<std::vector<ByteBlock>>(r);
+}
+
+SglangError error_of(const auto& r)
+{
+  REQUIRE(std::holds_alternative<SglangError>(r));
+  return std::get<SglangError>(r);
+}
+
+} // namespace
+
+TEST_CASE("plan::mamba_slice_byte_blocks: GDN conv scatter TP1 -> TP2 splits q, k and v", "[plan]")
+{
+  // decode rank 1: conv item 24576 (dim 4096), prefill item 49152 (dim 8192)
+  CHECK(blocks(mamba_slice_byte_blocks(49152, 24576, 8192, 4096, 1, 2, 0, 1, 1, k_gdn_groups, true)) ==
+        std::vector<ByteBlock>{{6144, 0, 6144}, {18432, 6144, 6144}, {36864, 12288, 12288}});
+  CHECK(blocks(mamba_slice_byte_blocks(49152, 24576, 8192, 4096, 1, 2, 0, 0, 1, k_gdn_groups, true)) ==
+        std::vector<ByteBlock>{{0, 0, 6144}, {12288, 6144, 6144}, {24576, 12288, 12288}});
+}
+
+TEST_CASE("plan::mamba_slice_byte_blocks: temporal scatter takes the rank's heads", "[plan]")
+{
+  CHECK(blocks(mamba_slice_byte_blocks(2097152, 1048576, 32, 16, 1, 2, 0, 1, 1, {}, true)) ==
+        std::vector<ByteBlock>{{1048576, 0, 1048576}});
+}
+
+TEST_CASE("plan::mamba_slice_byte_blocks: GDN conv aggregation TP2 -> TP1 writes each group in place", "[plan]")
+{
+  CHECK(blocks(mamba_slice_byte_blocks(24576, 49152, 4096, 8192, 2, 1, 1, 0, 1, k_gdn_groups, true)) ==
+        std::vector<ByteBlock>{{0, 6144, 6144}, {6144, 18432, 6144}, {12288, 36864, 12288}});
+  CHECK(blocks(mamba_slice_byte_blocks(1048576, 2097152, 16, 32, 2, 1, 1, 0, 1, {}, true)) ==
+        std::vector<ByteBlock>{{0, 1048576, 1048576}});
+}
+
+TEST_CASE("plan::mamba_slice_blocks: groups that do not add up are ignored; pre-#20655 aggregation offset",
+          "[plan]")
+{
+  CHECK(mamba_slice_blocks(4096, 8192, 2, 1, 1, 0, {1, 2, 3}, true) == std::vector<DimBlock>{{0, 4096, 4096}});
+  // Before the writer-index fix the offset used the global rank: out of bounds at rank 3 of 4 -> 2.
+  CHECK(mamba_slice_blocks(2048, 4096, 4, 2, 3, 1, {}, false) == std::vector<DimBlock>{{0, 6144, 2048}});
+  CHECK(mamba_slice_blocks(2048, 4096, 4, 2, 3, 1, {}, true) == std::vector<DimBlock>{{0, 2048, 2048}});
+}
+
+TEST_CASE("plan::mamba_slice_byte_blocks: KDA conv repeats the blocks for each window row", "[plan]")
+{
+  // (3, 12288) per slot at TP1 -> (3, 6144) at TP2, groups 4096 each, 2-byte elements.
+  const auto b = blocks(mamba_slice_byte_blocks(73728, 36864, 12288, 6144, 1, 2, 0, 1, 3, {4096, 4096, 4096}, true));
+  REQUIRE(b.size() == 9);
+  CHECK(b[0] == ByteBlock{4096, 0, 4096});
+  CHECK(b[3] == ByteBlock{24576 + 4096, 12288, 4096});
+}
+
+TEST_CASE("plan::mamba_slice_byte_blocks: replication metadata errors", "[plan]")
+{
+  CHECK(error_of(mamba_slice_byte_blocks(100, 100, 0, 4, 1, 2, 0, 0, 1, {}, true)).message ==
+        "Mamba state replication metadata differs between prefill and decode");
+  CHECK(error_of(mamba_slice_byte_blocks(100, 200, 0, 0, 1, 2, 0, 0, 1, {}, true)).message ==
+        "Replicated Mamba state item lengths differ between prefill and decode: 100 != 200");
+  CHECK(blocks(mamba_slice_byte_blocks(100, 100, 0, 0, 2, 1, 1, 0, 1, {}, true)).empty());
+  CHECK(blocks(mamba_slice_byte_blocks(100, 100, 0, 0, 2, 1, 0, 0, 1, {}, true)) == std::vector<ByteBlock>{{0, 0, 100}});
+}
+
+TEST_CASE("plan::should_send_replicated_state: S1-S3", "[plan]")
+{
+  CHECK(error_of(should_send_replicated_state(0, 2, 0)).message ==
+        "Attention TP sizes must be positive for replicated-state transfer");
+  CHECK(error_of(should_send_replicated_state(3, 2, 0)).message ==
+        "One attention TP size must divide the other for replicated-state transfer: src=3, dst=2");
+  CHECK(error_of(should_send_replicated_state(2, 1, 2)).message ==
+        "Source attention TP rank is out of range for replicated-state transfer: rank=2, size=2");
+  CHECK(std::get<bool>(should_send_replicated_state(4, 2, 2)));
+  CHECK_FALSE(std::get<bool>(should_send_replicated_state(4, 2, 1)));
+}
+
+TEST_CASE("plan::build_transfer_entry_pairs: pairs by layer id, consuming repeats in order", "[plan]")
+{
+  const auto pairs = build_transfer_entry_pairs({4, 5, 4, 5}, {0, 4, 5, 0, 4, 5}, 4, 6, false);
+  REQUIRE(std::holds_alternative<EntryPairs>(pairs));
+  CHECK(std::get<EntryPairs>(pairs) == EntryPairs{{0, 1}, {1, 2}, {2, 4}, {3, 5}});
+}
+
+TEST_CASE("plan::build_transfer_entry_pairs: B1-B4 messages", "[plan]")
+{
+  CHECK(error_of(build_transfer_entry_pairs({1}, {}, 1, 1, false)).message ==
+        "Layer metadata must be provided by both PD peers or neither");
+  CHECK(error_of(build_transfer_entry_pairs({1, 2}, {1}, 2, 2, false)).message ==
+        "Layer metadata length must match transfer entries: src metadata=2 entries=2, dst metadata=1 entries=2");
+  CHECK(error_of(build_transfer_entry_pairs({7}, {1}, 1, 1, false)).message ==
+        "Decode peer is missing a transfer entry for model layer 7");
+  CHECK(error_of(build_transfer_entry_pairs({}, {}, 4, 2, true)).message ==
+        "PP-heterogeneous transfer requires layer ids on both peers; got src=4 dst=2 entries");
+  // With the positional fallback (pp 1), ids on one side only are dropped.
+  CHECK(std::get<EntryPairs>(build_transfer_entry_pairs({1, 2}, {}, 2, 2, true)) == EntryPairs{{0, 0}, {1, 1}});
+  CHECK(std::get<EntryPairs>(build_transfer_entry_pairs({}, {}, 0, 0, false)).empty());
+}
+
+TEST_CASE("plan::python_list: renders like Python's repr", "[plan]")
+{
+  CHECK(python_list({}) == "[]");
+  CHECK(python_list({24576, 1048576}) == "[24576, 1048576]");
+}
