@@ -83,8 +83,13 @@ struct ConfigWord
 using ConfigFileReader = std::vector<ConfigWord> (*)(const std::string& path, const std::string& base_dir);
 
 /// Parses `python -m sglang.launch_server ...` words (the program prefix, if any,
-/// is skipped). Unknown arguments are kept; a bad value for a known argument
-/// throws InputError naming `origin` and the flag.
+/// is skipped; `VAR=value` words before it join `env`). Unknown arguments are
+/// kept; a bad value for a known argument throws InputError naming `origin` (or
+/// "<file>:<line>:<col>" for a value read through `--config`) and the flag.
+/// `--config PATH` is read with `read_config` (relative to `base_dir`); flags on
+/// the command line win over the file. Without `read_config` the file is not
+/// read, only recorded in `given["config"]`. Each known flag is recorded in `given`
+/// with origin "argv[i]" (index into `words`) or the config file position.
 ServerArgs parse_launch_args(const std::vector<std::string>& words,
                              const std::string& origin,
                              const std::map<std::string, std::string>& env = {},

@@ -1,0 +1,355 @@
+#include "io/side_file.hpp"
+
+#include "io/model_loader.hpp"
+#include "io/sglang_config.hpp"
+#include "util/error.hpp"
+#include "util/spellcheck.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+
+namespace pdcheck::io {
+
+namespace {
+
+using sglang::DisaggregationMode;
+using sglang::Role;
+using sglang::Side;
+using sglang::SourceLocation;
+
+const std::vector<std::string> k_fields = {"role", "sglang", "model", "args", "env"};
+
+std::string join(const std::vector<std::string>& items)
+{
+  std::string out;
+  for (const std::string& item : items) {
+    out += (out.empty() ? "" : ", ") + item;
+  }
+  return out;
+}
+
+DisaggregationMode mode_of(Role role)
+{
+  return role == Role::prefill ? DisaggregationMode::prefill : DisaggregationMode::decode;
+}
+
+SourceLocation location_of(const std::string& file, const YAML::Mark& mark)
+{
+  SourceLocation loc;
+  loc.file = file;
+  if (mark.line >= 0 && mark.column >= 0) {
+    loc.line = mark.line + 1;
+    loc.column = mark.column + 1;
+  }
+  return loc;
+}
+
+std::string where_of(const SourceLocation& loc)
+{
+  if (loc.line == 0) {
+    return loc.file;
+  }
+  return loc.file + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.column);
+}
+
+std::string where_of(const std::string& file, const YAML::Mark& mark)
+{
+  return where_of(location_of(file, mark));
+}
+
+std::string kind_name(const YAML::Node& node)
+{
+  switch (node.Type()) {
+  case YAML::NodeType::Sequence: return "a sequence";
+  case YAML::NodeType::Map: return "a mapping";
+  case YAML::NodeType::Scalar: return "'" + node.Scalar() + "'";
+  case YAML::NodeType::Null:
+  case YAML::NodeType::Undefined: return "nothing";
+  }
+  return "nothing";
+}
+
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates)
+{
+  if (const std::optional<std::string> guess = closest_match(word, candidates)) {
+    return " (did you mean '" + *guess + "'?)";
+  }
+  return "";
+}
+
+/// What a side needs besides its arguments, wherever it came from; the `*_where`
+/// strings place errors ("" when the input did not give that part).
+struct SideInputs
+{
+  std::optional<Role> role;
+  std::string role_where;
+  std::string sglang;
+  std::string sglang_where;
+  std::string model;
+  std::string model_where;
+  std::string args_where;
+  std::string base_dir = ".";
+  std::string origin; ///< side file path or a description such as "--prefill-args"
+};
+
+const sglang::Profile& resolve_profile(const SideInputs& in)
+{
+  if (in.sglang.empty()) {
+    return sglang::default_profile();
+  }
+  if (const sglang::Profile* p = sglang::find_profile(in.sglang)) {
+    return *p;
+  }
+  const std::vector<std::string> names = sglang::profile_names();
+  // Neighbouring release numbers are not typos of each other: suggest only for names.
+  const std::string& s = in.sglang;
+  const bool version_like = std::isdigit(static_cast<unsigned char>(s[0])) ||
+                            (s.size() > 1 && (s[0] == 'v' || s[0] == 'V') && std::isdigit(static_cast<unsigned char>(s[1])));
+  throw InputError(in.sglang_where, "sglang: unknown profile or version '" + s + "'" +
+                                        (version_like ? "" : did_you_mean(s, names)) + "; known: " + join(names));
+}
+
+/// Fills role, profile and model of a side whose arguments are parsed, checking
+/// that the role and --disaggregation-mode agree.
+void finish_side(Side& side, const SideInputs& in)
+{
+  const auto mode_given = side.args.given.find("disaggregation_mode");
+  if (in.role) {
+    if (mode_given != side.args.given.end() && side.args.disaggregation_mode != mode_of(*in.role)) {
+      throw InputError(in.role_where, "role is '" + std::string(sglang::role_name(*in.role)) + "' but args set " + mode_given->second.flag +
+                                          " " + mode_given->second.value + " (" + mode_given->second.origin + ")");
+    }
+    // Without --disaggregation-mode the arguments keep SGLang's default (null):
+    // whether that is a real misconfiguration is the checker's call (side-role).
+    side.role = *in.role;
+  } else if (mode_given != side.args.given.end() && side.args.disaggregation_mode != DisaggregationMode::null) {
+    side.role = side.args.disaggregation_mode == DisaggregationMode::prefill ? Role::prefill : Role::decode;
+  } else {
+    throw InputError(in.origin, "missing field 'role' (prefill or decode), and args do not set --disaggregation-mode");
+  }
+
+  side.sglang = in.sglang;
+  side.profile = resolve_profile(in);
+
+  std::string ref = in.model;
+  std::string ref_where = in.model_where;
+  if (ref.empty() && side.args.model_path) {
+    ref = *side.args.model_path;
+    ref_where = in.args_where;
+  }
+  if (ref.empty()) {
+    throw InputError(in.origin, "missing field 'model', and args do not set --model-path");
+  }
+  try {
+    side.model = load_model(ref, in.base_dir);
+  } catch (const InputError& e) {
+    // A failure inside a config.json already names that file; a reference that
+    // resolves to nothing is better placed at the side-file line naming it.
+    if (e.where().empty() || e.where() == ref) {
+      throw InputError(ref_where, std::string("model: ") + e.what());
+    }
+    throw;
+  }
+}
+
+std::string read_text(const std::string& path)
+{
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw InputError(path, std::string("cannot read side file: ") + std::strerror(EISDIR));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw InputError(path, std::string("cannot read side file: ") + std::strerror(errno));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string scalar_field(const std::string& field, const YAML::Node& value, const std::string& where,
+                         const std::string& expected)
+{
+  if (!value.IsScalar()) {
+    throw InputError(where, field + ": expected " + expected + ", got " + kind_name(value));
+  }
+  return value.Scalar();
+}
+
+std::vector<std::string> args_words(const std::string& file, const YAML::Node& value, const std::string& where)
+{
+  const std::string expected = "a string or a list of strings";
+  if (value.IsScalar()) {
+    return sglang::split_command_line(value.Scalar(), where);
+  }
+  if (!value.IsSequence()) {
+    throw InputError(where, "args: expected " + expected + ", got " + kind_name(value));
+  }
+  std::vector<std::string> words;
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    const YAML::Node item = value[i];
+    const std::string item_where = where_of(file, item.Mark());
+    const std::string label = "args[" + std::to_string(i) + "]";
+    if (!item.IsScalar()) {
+      throw InputError(item_where, label + ": expected a string, got " + kind_name(item));
+    }
+    const std::string& word = item.Scalar();
+    // List items are argv words, as in a Kubernetes `args:` list. An item such
+    // as "--tp 4" would reach SGLang as one unknown flag and silently leave tp
+    // at 1, so it is refused here.
+    const std::size_t blank = word.find_first_of(" \t");
+    if (word.rfind("--", 0) == 0 && blank != std::string::npos && word.substr(0, blank).find('=') == std::string::npos) {
+      const std::string flag = word.substr(0, blank);
+      throw InputError(item_where, label + ": '" + word + "' holds a flag and its value in one item; list items are " +
+                                       "single words (write '" + flag + "' and the value as two items, or '" + flag +
+                                       "=...')");
+    }
+    words.push_back(word);
+  }
+  return words;
+}
+
+std::map<std::string, std::string> env_map(const std::string& file, const YAML::Node& value, const std::string& where)
+{
+  if (!value.IsMap()) {
+    throw InputError(where, "env: expected a mapping of variable names to strings, got " + kind_name(value));
+  }
+  std::map<std::string, std::string> env;
+  for (auto it = value.begin(); it != value.end(); ++it) {
+    const std::string key_where = where_of(file, it->first.Mark());
+    if (!it->first.IsScalar()) {
+      throw InputError(key_where, "env: expected a variable name, got " + kind_name(it->first));
+    }
+    const std::string name = it->first.Scalar();
+    const std::string value_where = where_of(file, it->second.Mark());
+    if (!it->second.IsScalar()) {
+      // A null value has no useful mark of its own; point at the name.
+      throw InputError(it->second.IsNull() ? key_where : value_where,
+                       "env." + name + ": expected a string, got " + kind_name(it->second));
+    }
+    // Parsing no arguments with just this variable validates it with the
+    // parser's own message while the error points at this line.
+    sglang::parse_launch_args({}, value_where, {{name, it->second.Scalar()}});
+    env[name] = it->second.Scalar();
+  }
+  return env;
+}
+
+} // namespace
+
+Side load_side_file(const std::string& path)
+{
+  const std::string text = read_text(path);
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw InputError(where_of(path, e.mark), "YAML syntax error: " + e.msg);
+  }
+  const std::string expected_top = "a mapping with the fields " + join(k_fields);
+  if (root.IsNull()) {
+    throw InputError(path, "the side file is empty; expected " + expected_top);
+  }
+  if (!root.IsMap()) {
+    throw InputError(where_of(path, root.Mark()), "expected " + expected_top + " at the top level, got " +
+                                                      (root.IsScalar() ? "a scalar" : kind_name(root)));
+  }
+
+  Side side;
+  side.origin = path;
+  SideInputs in;
+  in.origin = path;
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  in.base_dir = parent.empty() ? "." : parent.string();
+
+  std::map<std::string, YAML::Node> values;
+  std::map<std::string, std::string> value_where;
+  for (auto it = root.begin(); it != root.end(); ++it) {
+    const SourceLocation key_loc = location_of(path, it->first.Mark());
+    if (!it->first.IsScalar()) {
+      throw InputError(where_of(key_loc), "expected a field name, got " + kind_name(it->first));
+    }
+    const std::string key = it->first.Scalar();
+    if (std::find(k_fields.begin(), k_fields.end(), key) == k_fields.end()) {
+      const std::optional<std::string> guess = closest_match(key, k_fields);
+      throw InputError(where_of(key_loc), "unknown field '" + key + "' " +
+                                              (guess ? "(did you mean '" + *guess + "'?)"
+                                                     : "(allowed fields: " + join(k_fields) + ")"));
+    }
+    if (const auto seen = side.locations.find(key); seen != side.locations.end()) {
+      throw InputError(where_of(key_loc), "duplicate field '" + key + "' (first given at line " +
+                                              std::to_string(seen->second.line) + ")");
+    }
+    side.locations[key] = key_loc;
+    values.emplace(key, it->second);
+    // A null value has no mark of its own (yaml-cpp points past it); use the key.
+    value_where[key] = it->second.IsNull() ? where_of(key_loc) : where_of(path, it->second.Mark());
+  }
+
+  if (values.count("role")) {
+    in.role_where = value_where["role"];
+    const YAML::Node& role = values["role"];
+    if (role.IsScalar() && role.Scalar() == "prefill") {
+      in.role = Role::prefill;
+    } else if (role.IsScalar() && role.Scalar() == "decode") {
+      in.role = Role::decode;
+    } else {
+      throw InputError(in.role_where, "role: expected prefill or decode, got " + kind_name(role) +
+                                          (role.IsScalar() ? did_you_mean(role.Scalar(), {"prefill", "decode"}) : ""));
+    }
+  }
+  if (values.count("sglang")) {
+    in.sglang_where = value_where["sglang"];
+    in.sglang = scalar_field("sglang", values["sglang"], in.sglang_where, "a profile name or an SGLang version");
+  }
+  if (values.count("model")) {
+    in.model_where = value_where["model"];
+    in.model = scalar_field("model", values["model"], in.model_where, "a catalog name or a path");
+  }
+
+  std::map<std::string, std::string> env;
+  if (values.count("env")) {
+    env = env_map(path, values["env"], value_where["env"]);
+  }
+  std::vector<std::string> words;
+  in.args_where = path;
+  if (values.count("args")) {
+    in.args_where = value_where["args"];
+    words = args_words(path, values["args"], in.args_where);
+  }
+  side.args = sglang::parse_launch_args(words, in.args_where, env, &read_sglang_config, in.base_dir);
+  finish_side(side, in);
+  return side;
+}
+
+Side side_from_args(Role role,
+                    const std::string& args_text,
+                    const std::string& model_ref,
+                    const std::string& sglang_version,
+                    const std::map<std::string, std::string>& env,
+                    const std::string& origin)
+{
+  Side side;
+  side.origin = origin;
+  SideInputs in;
+  in.origin = origin;
+  in.role = role;
+  in.role_where = origin;
+  in.sglang = sglang_version;
+  in.sglang_where = origin;
+  in.model = model_ref;
+  in.model_where = origin;
+  in.args_where = origin;
+  side.args = sglang::parse_launch_args(sglang::split_command_line(args_text, origin), origin, env, &read_sglang_config, ".");
+  finish_side(side, in);
+  return side;
+}
+
+} // namespace pdcheck::io

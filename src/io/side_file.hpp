@@ -1,0 +1,33 @@
+#pragma once
+
+#include "sglang/side.hpp"
+
+#include <map>
+#include <string>
+
+namespace pdcheck::io {
+
+/// Loads a side file (YAML or JSON; see schemas/side.schema.json):
+///
+///   role: prefill                 # prefill | decode (optional when args say --disaggregation-mode)
+///   sglang: components            # profile name or SGLang version (optional: newest profile)
+///   model: qwen3-next-80b-a3b     # catalog name, model dir or config.json, relative to the file
+///   args: "--tp 4 --disaggregation-mode prefill"   # string, or list of single words
+///   env: {SGLANG_MAMBA_SSM_DTYPE: float32}
+///
+/// Every error is an InputError whose `where` is "<path>:<line>:<col>" (1-based)
+/// of the offending key or value when known, else the path.
+sglang::Side load_side_file(const std::string& path);
+
+/// Builds a side from command-line inputs such as `--prefill-args`: `args_text`
+/// is split like a shell line; `model_ref` (may be empty: then --model-path from
+/// the arguments) is resolved from the current directory; `sglang_version` may be
+/// empty (newest profile). `origin` names the input in errors and in Side::origin.
+sglang::Side side_from_args(sglang::Role role,
+                            const std::string& args_text,
+                            const std::string& model_ref,
+                            const std::string& sglang_version,
+                            const std::map<std::string, std::string>& env,
+                            const std::string& origin);
+
+} // namespace pdcheck::io

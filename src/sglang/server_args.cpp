@@ -1,0 +1,619 @@
+#include "sglang/server_args.hpp"
+
+#include "util/error.hpp"
+
+#include <charconv>
+#include <climits>
+#include <cstddef>
+#include <string_view>
+
+// SGLang facts used here (flag spellings, aliases, choices, defaults) were read
+// from sgl-project/sglang python/sglang/srt/server_args.py at commit
+// 001067fffe33427bee0ed2f007fb7551a1d76b44 (fields declared as annotated
+// dataclass members; the CLI flag is the field name with dashes, `Arg(aliases=)`
+// adds the long forms), cross-checked against the older add_argument form
+// (`--tensor-parallel-size`, `--tp-size` ...) and the grouped ParallelArgs form.
+// `--config` merging: python/sglang/srt/server_args_config_parser.py
+// (ConfigArgumentMerger.merge_config_with_args) at commit
+// 03bd2f167a3bc5a040d9cbb8343ac77adb3db53f and later copies: the file's words
+// are put in front of the command line, so argparse's last-wins rule lets the
+// command line override the file.
+
+namespace pdcheck::sglang {
+
+std::string_view disaggregation_mode_name(DisaggregationMode m)
+{
+  switch (m) {
+  case DisaggregationMode::null: return "null";
+  case DisaggregationMode::prefill: return "prefill";
+  case DisaggregationMode::decode: return "decode";
+  }
+  return "?";
+}
+
+std::string_view transfer_backend_name(TransferBackend b)
+{
+  switch (b) {
+  case TransferBackend::mooncake: return "mooncake";
+  case TransferBackend::nixl: return "nixl";
+  case TransferBackend::mori: return "mori";
+  case TransferBackend::ascend: return "ascend";
+  case TransferBackend::fake: return "fake";
+  case TransferBackend::mooncake_tcp: return "mooncake_tcp";
+  }
+  return "?";
+}
+
+namespace {
+
+// ---------------------------------------------------------------------------
+// Shell-like splitting
+// ---------------------------------------------------------------------------
+
+bool is_blank(char c)
+{
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+// A backslash followed by a line end (LF or CRLF) joins the two lines, as in a
+// shell script; returns how many characters the line end takes, 0 when none.
+std::size_t line_end_at(const std::string& text, std::size_t i)
+{
+  if (i < text.size() && text[i] == '\n') {
+    return 1;
+  }
+  if (i + 1 < text.size() && text[i] == '\r' && text[i + 1] == '\n') {
+    return 2;
+  }
+  return 0;
+}
+
+// ---------------------------------------------------------------------------
+// The flags pdcheck models
+// ---------------------------------------------------------------------------
+
+enum class Kind {
+  flag,             ///< store_true switch, takes no value
+  positive_int,     ///< int > 0
+  non_negative_int, ///< int >= 0
+  positive_size,    ///< long long > 0
+  port,             ///< 1..65535
+  text,             ///< any string
+  choice,           ///< one of `choices`
+};
+
+struct FlagSpec
+{
+  std::string_view dest;
+  std::vector<std::string_view> spellings; ///< SGLang's primary spelling first
+  Kind kind;
+  std::vector<std::string_view> choices;
+  /// Stores an already validated value; `number` holds it for integer kinds.
+  void (*apply)(ServerArgs& args, const std::string& text, long long number);
+};
+
+const std::vector<std::string_view> k_dtype_choices = {"float32", "bfloat16", "float16"};
+
+const std::vector<FlagSpec>& flag_specs()
+{
+  // `--tp` and `--dp` are not declared aliases: argparse accepts them as unique
+  // prefixes of `--tp-size` / `--dp-size` (SGLang's docs use them). `--pp` is a
+  // prefix of several pp flags, so argparse rejects it as ambiguous; it is not
+  // listed and ends up among the unknown arguments.
+  static const std::vector<FlagSpec> specs = {
+    {"model_path", {"--model-path", "--model"}, Kind::text, {},
+     [](ServerArgs& a, const std::string& v, long long) { a.model_path = v; }},
+    {"tp_size", {"--tp-size", "--tensor-parallel-size", "--tp"}, Kind::positive_int, {},
+     [](ServerArgs& a, const std::string&, long long n) { a.tp_size = static_cast<int>(n); }},
+    {"dp_size", {"--dp-size", "--data-parallel-size", "--dp"}, Kind::positive_int, {},
+     [](ServerArgs& a, const std::string&, long long n) { a.dp_size = static_cast<int>(n); }},
+    {"pp_size", {"--pp-size", "--pipeline-parallel-size"}, Kind::positive_int, {},
+     [](ServerArgs& a, const std::string&, long long n) { a.pp_size = static_cast<int>(n); }},
+    {"enable_dp_attention", {"--enable-dp-attention"}, Kind::flag, {},
+     [](ServerArgs& a, const std::string&, long long) { a.enable_dp_attention = true; }},
+    {"attn_cp_size", {"--attn-cp-size", "--attention-context-parallel-size"}, Kind::positive_int, {},
+     [](ServerArgs& a, const std::string&, long long n) { a.attn_cp_size = static_cast<int>(n); }},
+    {"dcp_size", {"--dcp-size", "--decode-context-parallel-size"}, Kind::positive_int, {},
+     [](ServerArgs& a, const std::string&, long long n) { a.dcp_size = static_cast<int>(n); }},
+    // Early releases offered only float32/bfloat16; the union is accepted here
+    // and the profile rules judge whether the version in use knows float16.
+    {"mamba_ssm_dtype", {"--mamba-ssm-dtype"}, Kind::choice, k_dtype_choices,
+     [](ServerArgs& a, const std::string& v, long long) { a.mamba_ssm_dtype = parse_dtype(v); }},
+    {"enable_unified_memory", {"--enable-unified-memory"}, Kind::flag, {},
+     [](ServerArgs& a, const std::string&, long long) { a.enable_unified_memory = true; }},
+    {"enable_page_major_kv_layout", {"--enable-page-major-kv-layout"}, Kind::flag, {},
+     [](ServerArgs& a, const std::string&, long long) { a.enable_page_major_kv_layout = true; }},
+    {"disaggregation_mode", {"--disaggregation-mode"}, Kind::choice, {"null", "prefill", "decode"},
+     [](ServerArgs& a, const std::string& v, long long) {
+       a.disaggregation_mode = v == "prefill" ? DisaggregationMode::prefill
+                               : v == "decode" ? DisaggregationMode::decode
+                                               : DisaggregationMode::null;
+     }},
+    {"disaggregation_transfer_backend", {"--disaggregation-transfer-backend"}, Kind::choice,
+     {"mooncake", "nixl", "ascend", "fake", "mori", "mooncake_tcp"},
+     [](ServerArgs& a, const std::string& v, long long) {
+       for (TransferBackend b : {TransferBackend::mooncake, TransferBackend::nixl, TransferBackend::mori,
+                                 TransferBackend::ascend, TransferBackend::fake, TransferBackend::mooncake_tcp}) {
+         if (transfer_backend_name(b) == v) {
+           a.transfer_backend = b;
+         }
+       }
+     }},
+    // Recent SGLang leaves page_size unset (None) and resolves it per attention
+    // backend; pdcheck keeps 1 as the default because Mamba state is per request.
+    {"page_size", {"--page-size"}, Kind::positive_int, {},
+     [](ServerArgs& a, const std::string&, long long n) { a.page_size = static_cast<int>(n); }},
+    {"kv_cache_dtype", {"--kv-cache-dtype"}, Kind::choice,
+     {"auto", "fp8_e5m2", "fp8_e4m3", "mxfp8", "bf16", "bfloat16", "nvfp4", "fp4_mx_block16", "fp4_e2m1"},
+     [](ServerArgs& a, const std::string& v, long long) { a.kv_cache_dtype = v; }},
+    {"disaggregation_bootstrap_port", {"--disaggregation-bootstrap-port"}, Kind::port, {},
+     [](ServerArgs& a, const std::string&, long long n) { a.bootstrap_port = static_cast<int>(n); }},
+    {"disaggregation_ib_device", {"--disaggregation-ib-device"}, Kind::text, {},
+     [](ServerArgs& a, const std::string& v, long long) { a.ib_device = v; }},
+    // Free text: recent SGLang accepts plugin-registered algorithm names.
+    {"speculative_algorithm", {"--speculative-algorithm"}, Kind::text, {},
+     [](ServerArgs& a, const std::string& v, long long) { a.speculative_algorithm = v; }},
+    {"speculative_num_steps", {"--speculative-num-steps"}, Kind::non_negative_int, {},
+     [](ServerArgs& a, const std::string&, long long n) { a.speculative_num_steps = static_cast<int>(n); }},
+    {"speculative_eagle_topk", {"--speculative-eagle-topk"}, Kind::positive_int, {},
+     [](ServerArgs& a, const std::string&, long long n) { a.speculative_eagle_topk = static_cast<int>(n); }},
+    {"speculative_num_draft_tokens", {"--speculative-num-draft-tokens"}, Kind::positive_int, {},
+     [](ServerArgs& a, const std::string&, long long n) {
+       a.speculative_num_draft_tokens = static_cast<int>(n);
+     }},
+    {"enable_hisparse", {"--enable-hisparse"}, Kind::flag, {},
+     [](ServerArgs& a, const std::string&, long long) { a.enable_hisparse = true; }},
+    {"enable_hierarchical_cache", {"--enable-hierarchical-cache"}, Kind::flag, {},
+     [](ServerArgs& a, const std::string&, long long) { a.enable_hierarchical_cache = true; }},
+    {"max_mamba_cache_size", {"--max-mamba-cache-size"}, Kind::positive_size, {},
+     [](ServerArgs& a, const std::string&, long long n) { a.max_mamba_cache_size = n; }},
+    {"max_running_requests", {"--max-running-requests"}, Kind::positive_int, {},
+     [](ServerArgs& a, const std::string&, long long n) { a.max_running_requests = static_cast<int>(n); }},
+  };
+  return specs;
+}
+
+const FlagSpec* find_flag(std::string_view spelling)
+{
+  for (const FlagSpec& spec : flag_specs()) {
+    for (std::string_view s : spec.spellings) {
+      if (s == spelling) {
+        return &spec;
+      }
+    }
+  }
+  return nullptr;
+}
+
+std::string join(const std::vector<std::string_view>& items, std::string_view separator)
+{
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) {
+      out += separator;
+    }
+    out += items[i];
+  }
+  return out;
+}
+
+std::string expected_text(const FlagSpec& spec)
+{
+  switch (spec.kind) {
+  case Kind::flag: return "no value";
+  case Kind::positive_int:
+  case Kind::positive_size: return "a positive integer";
+  case Kind::non_negative_int: return "a non-negative integer";
+  case Kind::port: return "a port number (1-65535)";
+  case Kind::text: return "a value";
+  case Kind::choice: return "one of " + join(spec.choices, ", ");
+  }
+  return "a value";
+}
+
+// Python's int() also takes '_' separators and surrounding blanks; nobody writes
+// those in launch scripts, so plain decimal with an optional sign is enough.
+std::optional<long long> parse_integer(std::string_view text)
+{
+  if (!text.empty() && text.front() == '+') {
+    text.remove_prefix(1);
+  }
+  long long value = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+/// Validates `value` for `spec`; returns the number for integer kinds.
+long long check_value(const FlagSpec& spec, std::string_view spelling, const std::string& value,
+                      const std::string& where)
+{
+  auto fail = [&]() -> long long {
+    throw InputError(where, std::string(spelling) + ": expected " + expected_text(spec) + ", got '" + value + "'");
+  };
+  switch (spec.kind) {
+  case Kind::flag:
+  case Kind::text: return 0;
+  case Kind::choice:
+    for (std::string_view c : spec.choices) {
+      if (c == value) {
+        return 0;
+      }
+    }
+    return fail();
+  case Kind::positive_int:
+  case Kind::non_negative_int:
+  case Kind::positive_size:
+  case Kind::port: {
+    const std::optional<long long> n = parse_integer(value);
+    if (!n) {
+      return fail();
+    }
+    const long long low = spec.kind == Kind::non_negative_int ? 0 : 1;
+    const long long high = spec.kind == Kind::positive_size ? LLONG_MAX : spec.kind == Kind::port ? 65535 : INT_MAX;
+    if (*n < low || *n > high) {
+      return fail();
+    }
+    return *n;
+  }
+  }
+  return 0;
+}
+
+// ---------------------------------------------------------------------------
+// Program prefix and environment
+// ---------------------------------------------------------------------------
+
+bool is_env_assignment(std::string_view word)
+{
+  const std::size_t eq = word.find('=');
+  if (eq == std::string_view::npos || eq == 0) {
+    return false;
+  }
+  for (std::size_t i = 0; i < eq; ++i) {
+    const char c = word[i];
+    const bool letter = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+    const bool digit = c >= '0' && c <= '9';
+    if (!letter && !(digit && i > 0)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string_view basename_of(std::string_view word)
+{
+  const std::size_t slash = word.rfind('/');
+  return slash == std::string_view::npos ? word : word.substr(slash + 1);
+}
+
+bool is_python(std::string_view word)
+{
+  std::string_view base = basename_of(word);
+  if (base.substr(0, 6) != "python") {
+    return false;
+  }
+  base.remove_prefix(6);
+  for (char c : base) {
+    if (!((c >= '0' && c <= '9') || c == '.')) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/// Index of the first SGLang argument: skips `VAR=value` assignments (into
+/// `env`), `env`, a python interpreter with its options and `-m module`, or
+/// `sglang serve`.
+std::size_t skip_program_prefix(const std::vector<std::string>& words, std::map<std::string, std::string>& env)
+{
+  std::size_t i = 0;
+  while (i < words.size()) {
+    if (words[i] == "env") {
+      ++i;
+    } else if (is_env_assignment(words[i])) {
+      const std::size_t eq = words[i].find('=');
+      env[words[i].substr(0, eq)] = words[i].substr(eq + 1);
+      ++i;
+    } else {
+      break;
+    }
+  }
+  if (i < words.size() && is_python(words[i])) {
+    ++i;
+    // Interpreter options such as -u or -X importtime come before -m.
+    while (i < words.size() && words[i] != "-m" && words[i].size() > 1 && words[i][0] == '-' && words[i][1] != '-') {
+      const bool takes_value = words[i] == "-X" || words[i] == "-W";
+      i += takes_value ? 2 : 1;
+    }
+  } else if (i < words.size() && basename_of(words[i]) == "sglang") {
+    ++i;
+    if (i < words.size() && words[i] == "serve") {
+      ++i;
+    }
+    return i;
+  } else if (i < words.size() && words[i] == "sglang.launch_server") {
+    return i + 1;
+  }
+  if (i + 1 < words.size() && words[i] == "-m") {
+    i += 2;
+  }
+  return std::min(i, words.size());
+}
+
+const std::vector<std::string_view> k_dtype_env = {"SGLANG_MAMBA_SSM_DTYPE", "SGLANG_MAMBA_CONV_DTYPE"};
+
+void check_env(const std::map<std::string, std::string>& env, const std::string& origin)
+{
+  for (std::string_view name : k_dtype_env) {
+    auto it = env.find(std::string(name));
+    if (it == env.end()) {
+      continue;
+    }
+    bool ok = false;
+    for (std::string_view c : k_dtype_choices) {
+      ok = ok || c == it->second;
+    }
+    if (!ok) {
+      throw InputError(origin, std::string(name) + ": expected one of " + join(k_dtype_choices, ", ") + ", got '" +
+                                   it->second + "'");
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Argument words with their origins
+// ---------------------------------------------------------------------------
+
+struct Word
+{
+  std::string text;
+  std::string origin;     ///< "argv[3]" or "file:line:col"
+  bool from_file = false; ///< errors then point into the config file
+};
+
+// argparse takes a word starting with '-' as the next option unless it looks
+// like a negative number (the parser declares no numeric-looking options).
+bool looks_like_flag(const std::string& word)
+{
+  if (word.size() < 2 || word[0] != '-') {
+    return false;
+  }
+  std::size_t digits = 0;
+  std::size_t dots = 0;
+  for (std::size_t i = 1; i < word.size(); ++i) {
+    if (word[i] >= '0' && word[i] <= '9') {
+      ++digits;
+    } else if (word[i] == '.') {
+      ++dots;
+    } else {
+      return true;
+    }
+  }
+  return digits == 0 || dots > 1;
+}
+
+/// Replaces `--config PATH` (or `--config=PATH`) by the file's words, in front of
+/// the remaining command line as SGLang's ConfigArgumentMerger does.
+std::vector<Word> expand_config(std::vector<Word> words, ServerArgs& result, const std::string& origin,
+                                ConfigFileReader read_config, const std::string& base_dir)
+{
+  std::optional<std::size_t> at;
+  std::size_t width = 0;
+  std::string path;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const std::string& w = words[i].text;
+    const bool spaced = w == "--config";
+    const bool joined = w.rfind("--config=", 0) == 0;
+    if (!spaced && !joined) {
+      continue;
+    }
+    if (at) {
+      throw InputError(origin, "--config: given twice (" + words[*at].origin + " and " + words[i].origin +
+                                   "); SGLang accepts one config file");
+    }
+    at = i;
+    if (joined) {
+      path = w.substr(9);
+      width = 1;
+    } else if (i + 1 < words.size() && !looks_like_flag(words[i + 1].text)) {
+      path = words[i + 1].text;
+      width = 2;
+    } else {
+      throw InputError(origin, "--config: expected a file path, got nothing");
+    }
+  }
+  if (!at) {
+    return words;
+  }
+  if (path.empty()) {
+    throw InputError(origin, "--config: expected a file path, got nothing");
+  }
+  result.given["config"] = ArgOrigin{"--config", path, words[*at].origin};
+  if (read_config == nullptr) {
+    // A caller without file access (a quick look at the command line) still
+    // learns that a config file is involved, from `given`.
+    words.erase(words.begin() + static_cast<std::ptrdiff_t>(*at),
+                words.begin() + static_cast<std::ptrdiff_t>(*at + width));
+    return words;
+  }
+
+  std::vector<Word> merged;
+  for (ConfigWord& cw : read_config(path, base_dir)) {
+    merged.push_back(Word{std::move(cw.text), std::move(cw.origin), true});
+  }
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    if (i < *at || i >= *at + width) {
+      merged.push_back(std::move(words[i]));
+    }
+  }
+  return merged;
+}
+
+} // namespace
+
+std::vector<std::string> split_command_line(const std::string& text, const std::string& origin)
+{
+  std::vector<std::string> words;
+  std::string current;
+  bool in_word = false; // distinguishes '' (an empty word) from no word at all
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const char c = text[i];
+    if (is_blank(c)) {
+      if (in_word) {
+        words.push_back(std::move(current));
+        current.clear();
+        in_word = false;
+      }
+      ++i;
+    } else if (c == '#' && !in_word) {
+      // A comment runs to the end of the line, as in a pasted launch script.
+      while (i < text.size() && text[i] != '\n') {
+        ++i;
+      }
+    } else if (c == '\\') {
+      if (const std::size_t eol = line_end_at(text, i + 1); eol > 0) {
+        i += 1 + eol;
+      } else if (i + 1 < text.size()) {
+        current += text[i + 1];
+        in_word = true;
+        i += 2;
+      } else {
+        current += c;
+        in_word = true;
+        ++i;
+      }
+    } else if (c == '\'') {
+      const std::size_t close = text.find('\'', i + 1);
+      if (close == std::string::npos) {
+        throw InputError(origin, "unterminated quote in launch arguments");
+      }
+      current.append(text, i + 1, close - i - 1);
+      in_word = true;
+      i = close + 1;
+    } else if (c == '"') {
+      in_word = true;
+      ++i;
+      bool closed = false;
+      while (i < text.size()) {
+        const char d = text[i];
+        if (d == '"') {
+          closed = true;
+          ++i;
+          break;
+        }
+        if (d == '\\' && i + 1 < text.size()) {
+          const char e = text[i + 1];
+          if (const std::size_t eol = line_end_at(text, i + 1); eol > 0) {
+            i += 1 + eol;
+            continue;
+          }
+          // Inside double quotes a backslash only escapes these, as in sh.
+          if (e == '"' || e == '\\' || e == '$' || e == '`') {
+            current += e;
+            i += 2;
+            continue;
+          }
+        }
+        current += d;
+        ++i;
+      }
+      if (!closed) {
+        throw InputError(origin, "unterminated quote in launch arguments");
+      }
+    } else {
+      current += c;
+      in_word = true;
+      ++i;
+    }
+  }
+  if (in_word) {
+    words.push_back(std::move(current));
+  }
+  return words;
+}
+
+ServerArgs parse_launch_args(const std::vector<std::string>& words,
+                             const std::string& origin,
+                             const std::map<std::string, std::string>& env,
+                             ConfigFileReader read_config,
+                             const std::string& base_dir)
+{
+  ServerArgs result;
+  result.env = env;
+  // Assignments in front of the command apply to that command only, so they
+  // override the environment given separately.
+  const std::size_t start = skip_program_prefix(words, result.env);
+  check_env(result.env, origin);
+
+  std::vector<Word> items;
+  for (std::size_t i = start; i < words.size(); ++i) {
+    items.push_back(Word{words[i], "argv[" + std::to_string(i) + "]", false});
+  }
+  items = expand_config(std::move(items), result, origin, read_config, base_dir);
+
+  std::size_t i = 0;
+  while (i < items.size()) {
+    const Word& word = items[i];
+    const std::string where = word.from_file ? word.origin : origin;
+    if (!looks_like_flag(word.text)) {
+      // A stray word: argparse would reject it; keep it for the report.
+      result.unknown.push_back(ArgOrigin{word.text, "", word.origin});
+      ++i;
+      continue;
+    }
+    std::string spelling = word.text;
+    std::optional<std::string> inline_value;
+    if (const std::size_t eq = spelling.find('='); eq != std::string::npos && spelling.rfind("--", 0) == 0) {
+      inline_value = spelling.substr(eq + 1);
+      spelling.resize(eq);
+    }
+
+    const FlagSpec* spec = find_flag(spelling);
+    if (spec == nullptr) {
+      // Unknown to pdcheck: keep it with the words that follow it up to the next
+      // flag (an nargs='*' option such as --cuda-graph-bs 1 2 4 takes several).
+      ArgOrigin unknown{spelling, inline_value.value_or(""), word.origin};
+      ++i;
+      if (!inline_value) {
+        while (i < items.size() && !looks_like_flag(items[i].text)) {
+          unknown.value += (unknown.value.empty() ? "" : " ") + items[i].text;
+          ++i;
+        }
+      }
+      result.unknown.push_back(std::move(unknown));
+      continue;
+    }
+
+    if (spec->kind == Kind::flag) {
+      if (inline_value) {
+        throw InputError(where, spelling + ": is a switch and takes no value, got '" + *inline_value + "'");
+      }
+      spec->apply(result, "", 0);
+      result.given[std::string(spec->dest)] = ArgOrigin{spelling, "", word.origin};
+      ++i;
+      continue;
+    }
+
+    std::string value;
+    if (inline_value) {
+      value = *inline_value;
+      ++i;
+    } else if (i + 1 < items.size() && !looks_like_flag(items[i + 1].text)) {
+      value = items[i + 1].text;
+      i += 2;
+    } else {
+      throw InputError(where, spelling + ": expected " + expected_text(*spec) + ", got nothing");
+    }
+    const long long number = check_value(*spec, spelling, value, where);
+    spec->apply(result, value, number);
+    result.given[std::string(spec->dest)] = ArgOrigin{spelling, value, word.origin};
+  }
+  return result;
+}
+
+} // namespace pdcheck::sglang
