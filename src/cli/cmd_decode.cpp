@@ -1,0 +1,196 @@
+#include "cli/command.hpp"
+#include "cli/options.hpp"
+#include "io/capture_file.hpp"
+#include "util/error.hpp"
+#include "wire/registration_codec.hpp"
+#include "wire/render.hpp"
+#include "wire/transfer_info.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <ostream>
+
+namespace pdcheck::cli {
+
+namespace {
+
+struct DecodeOptions
+{
+  std::string capture;
+  std::string format = "text";
+  std::string generation;
+  std::string mode = "strict";
+};
+
+std::optional<wire::Generation> generation_option(const std::string& text)
+{
+  if (text.empty()) {
+    return std::nullopt;
+  }
+  if (auto g = wire::parse_generation(text)) {
+    return g;
+  }
+  std::string names;
+  for (const std::string& n : wire::generation_names()) {
+    names += (names.empty() ? "" : ", ") + n;
+  }
+  throw InputError("--generation", fmt::format("expected one of {}, got \"{}\"", names, text));
+}
+
+nlohmann::json capture_json(const io::Capture& c)
+{
+  nlohmann::json j = {{"file", c.origin}, {"frames", c.frames.size()}, {"synthetic", c.synthetic}};
+  if (!c.host.empty()) {
+    j["host"] = c.host;
+  }
+  if (!c.time.empty()) {
+    j["time"] = c.time;
+  }
+  if (!c.note.empty()) {
+    j["note"] = c.note;
+  }
+  return j;
+}
+
+std::string capture_text(const io::Capture& c)
+{
+  std::string out = fmt::format("capture {} ({} frames", c.origin, c.frames.size());
+  if (!c.host.empty()) {
+    out += ", host " + c.host;
+  }
+  if (!c.time.empty()) {
+    out += ", " + c.time;
+  }
+  out += ")\n";
+  if (!c.note.empty()) {
+    out += "note: " + c.note + "\n";
+  }
+  return out;
+}
+
+// Sglang mode: what a prefill of the chosen generation makes of the frames.
+// An exception there is the answer, not an input error: exit 1.
+int run_sglang_mode(const io::Capture& capture, std::optional<wire::Generation> generation, const DecodeOptions& o,
+                    CommandContext& ctx)
+{
+  std::optional<wire::FrameProblem> problem;
+  std::vector<std::string> notes;
+  nlohmann::json body;
+  std::string text;
+  const std::optional<wire::Generation> parser = generation ? generation : capture.generation;
+  if (parser && !wire::generation_supported(capture.backend, *parser)) {
+    throw InputError("--generation", fmt::format("{} has no {} generation", wire::backend_name(capture.backend),
+                                                 wire::generation_name(*parser)));
+  }
+  if (capture.kind == io::CaptureKind::registration) {
+    wire::RegistrationDecode d = wire::decode_registration(capture.backend, capture.frames, parser,
+                                                           wire::DecodeMode::sglang);
+    problem = d.problem;
+    notes = d.notes;
+    if (d.registration) {
+      body = wire::registration_to_json(*d.registration);
+      text = wire::registration_to_text(*d.registration);
+    }
+  } else {
+    wire::TransferInfoDecode d =
+      wire::decode_transfer_info(capture.backend, capture.frames, parser, wire::DecodeMode::sglang);
+    problem = d.problem;
+    notes = d.notes;
+    if (d.transfer_info) {
+      body = wire::transfer_info_to_json(*d.transfer_info);
+      text = wire::transfer_info_to_text(*d.transfer_info);
+    }
+  }
+  if (o.format == "json") {
+    nlohmann::json j = body.is_null() ? nlohmann::json::object() : body;
+    j["capture"] = capture_json(capture);
+    j["mode"] = "sglang";
+    if (problem) {
+      // No decoded body: say at least what was parsed, and as what.
+      j["kind"] = std::string(io::capture_kind_name(capture.kind));
+      j["backend"] = std::string(wire::backend_name(capture.backend));
+      if (parser) {
+        j["generation"] = std::string(wire::generation_name(*parser));
+      } else if (capture.kind == io::CaptureKind::registration) {
+        j["generation"] =
+          std::string(wire::generation_name(wire::detect_registration_generation(capture.backend, capture.frames).generation));
+      } else {
+        j["generation"] = std::string(
+          wire::generation_name(wire::detect_transfer_info_generation(capture.backend, capture.frames).first));
+      }
+      j["sglang_raises"] = {{"frame", problem->frame},
+                            {"field", problem->field},
+                            {"exception", problem->what},
+                            {"consequence", problem->sglang}};
+      j["notes"] = notes;
+    }
+    *ctx.out << j.dump(2) << "\n";
+  } else {
+    *ctx.out << capture_text(capture) << "parsed as SGLang would\n";
+    if (problem) {
+      *ctx.out << fmt::format("SGLang raises at frame {} ({}): {}\n  then: {}\n", problem->frame, problem->field,
+                              problem->what, problem->sglang);
+      for (const std::string& n : notes) {
+        *ctx.out << "  " << n << "\n";
+      }
+    } else {
+      *ctx.out << "\n" << text;
+    }
+  }
+  return problem ? exit_code::findings : exit_code::ok;
+}
+
+int run_decode(const DecodeOptions& o, CommandContext& ctx)
+{
+  const std::optional<wire::Generation> generation = generation_option(o.generation);
+  const io::Capture capture = io::load_capture(o.capture);
+  if (generation && !wire::generation_supported(capture.backend, *generation)) {
+    throw InputError("--generation", fmt::format("{} has no {} generation", wire::backend_name(capture.backend),
+                                                 wire::generation_name(*generation)));
+  }
+  if (o.mode == "sglang") {
+    return run_sglang_mode(capture, generation, o, ctx);
+  }
+  if (capture.kind == io::CaptureKind::registration) {
+    const wire::Registration r = io::registration_from_capture(capture, generation);
+    if (o.format == "json") {
+      nlohmann::json j = wire::registration_to_json(r);
+      j["capture"] = capture_json(capture);
+      *ctx.out << j.dump(2) << "\n";
+    } else {
+      *ctx.out << capture_text(capture) << wire::registration_to_text(r);
+    }
+  } else {
+    const wire::TransferInfo t = io::transfer_info_from_capture(capture, generation);
+    if (o.format == "json") {
+      nlohmann::json j = wire::transfer_info_to_json(t);
+      j["capture"] = capture_json(capture);
+      *ctx.out << j.dump(2) << "\n";
+    } else {
+      *ctx.out << capture_text(capture) << wire::transfer_info_to_text(t);
+    }
+  }
+  return exit_code::ok;
+}
+
+} // namespace
+
+void install_decode(CLI::App& app, CommandContext& ctx)
+{
+  auto opts = std::make_shared<DecodeOptions>();
+  CLI::App* cmd =
+    app.add_subcommand("decode", "Decode a captured registration or TransferInfo message under SGLang's field names");
+  cmd->add_option("capture", opts->capture, "Capture file (JSON, see schemas/capture.schema.json)")->required();
+  add_format_option(cmd, opts->format);
+  cmd->add_option("--generation", opts->generation,
+                  "Parse as this wire generation instead of detecting it: pre-dims, flat, components, "
+                  "components-layouts (or gen-0..gen-3)");
+  cmd->add_option("--mode", opts->mode,
+                  "strict: reject anything SGLang's encoder would not write (default); sglang: read the frames "
+                  "exactly as SGLang's parser of that generation does, garbage included (exit 1 when it raises)")
+    ->check(CLI::IsMember({"strict", "sglang"}));
+  cmd->callback([opts, &ctx] { ctx.exit_status = run_decode(*opts, ctx); });
+}
+
+} // namespace pdcheck::cli

@@ -1,0 +1,149 @@
+#pragma once
+
+// Internal to src/wire: the shared machinery of every message decoder.
+
+#include "wire/decoded.hpp"
+#include "wire/frame_problem.hpp"
+#include "wire/registration.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pdcheck::wire::detail {
+
+/// What SGLang's parser does when a frame is absent or empty.
+enum class Absent {
+  required,                 ///< msg[i]: IndexError when absent
+  default_when_absent,      ///< `... if len(msg) > i else default`
+  default_when_absent_or_empty, ///< `... if len(msg) > i and msg[i] != b"" else default`
+};
+
+/// Reads the frames of one message field by field, in the order SGLang's parser
+/// evaluates them, and keeps the one problem that matters: in strict mode the
+/// malformed frame with the lowest index, in sglang mode the first exception.
+class FrameReader
+{
+public:
+  /// `base` is 1 when frame 0 is a guard frame (the parser sees msg[1:]).
+  /// `kind` names the message for "missing" errors ("a mooncake flat registration").
+  /// `consequence` says what SGLang does after raising (sglang mode).
+  /// `expected_frames` is how many frames that message has when SGLang sends it.
+  FrameReader(const Frames& frames, std::size_t base, DecodeMode mode, std::string kind, std::size_t expected_frames,
+              std::string consequence)
+    : m_frames(frames),
+      m_base(base),
+      m_mode(mode),
+      m_kind(std::move(kind)),
+      m_expected_frames(expected_frames),
+      m_consequence(std::move(consequence))
+  {
+  }
+
+  DecodeMode mode() const { return m_mode; }
+  std::size_t payload_size() const { return m_frames.size() > m_base ? m_frames.size() - m_base : 0; }
+  bool present(std::size_t index) const { return m_base + index < m_frames.size(); }
+  ByteView frame(std::size_t index) const { return m_frames[m_base + index]; }
+  std::size_t wire(std::size_t index) const { return m_base + index; }
+  /// In sglang mode, true once SGLang would have raised: nothing after counts.
+  bool stopped() const { return m_mode == DecodeMode::sglang && m_problem.has_value(); }
+
+  /// Decodes payload frame `index` with `decode` (ByteView -> Decoded<T>).
+  /// Returns nullopt when the frame is absent or empty and a default applies,
+  /// and when a problem was recorded; the caller then keeps its default.
+  template <typename T, typename F>
+  std::optional<T> read(std::size_t index, std::string_view field, std::string_view encoding, Absent absent, F decode)
+  {
+    if (stopped()) {
+      return std::nullopt;
+    }
+    if (!present(index)) {
+      if (absent == Absent::required) {
+        missing(index, field);
+      }
+      return std::nullopt;
+    }
+    const ByteView bytes = frame(index);
+    m_info.push_back(FrameInfo{wire(index), std::string(field), std::string(encoding), bytes.size()});
+    if (absent == Absent::default_when_absent_or_empty && bytes.empty()) {
+      return std::nullopt;
+    }
+    Decoded<T> d = decode(bytes);
+    if (m_mode == DecodeMode::strict) {
+      if (d.issue) {
+        fail(index, field, d.issue->offset, d.issue->what, d.sglang.describe());
+        return std::nullopt;
+      }
+      return std::move(d.value);
+    }
+    if (d.sglang.raises) {
+      fail(index, field, std::nullopt, *d.sglang.raises, m_consequence);
+      return std::nullopt;
+    }
+    if (d.sglang.rejects) {
+      fail(index, field, std::nullopt, "SGLang would " + *d.sglang.rejects, "nothing is registered");
+      return std::nullopt;
+    }
+    for (const std::string& n : d.sglang.notes) {
+      note(fmt::format("frame {} ({}): SGLang would {}", wire(index), field, n));
+    }
+    return d.sglang_value;
+  }
+
+  /// Records "frame `index` is missing".
+  void missing(std::size_t index, std::string_view field)
+  {
+    const std::string what = fmt::format("missing: expected {} frames for {}, got {}",
+                                         std::max(m_expected_frames, wire(index) + 1), m_kind, m_frames.size());
+    if (m_mode == DecodeMode::strict) {
+      fail(index, field, std::nullopt, what, "SGLang would raise IndexError: list index out of range");
+    } else {
+      fail(index, field, std::nullopt, "IndexError: list index out of range (" + what.substr(9) + ")",
+           m_consequence);
+    }
+  }
+
+  /// Records a problem with payload frame `index` (wire index computed here).
+  void fail(std::size_t index, std::string_view field, std::optional<std::size_t> offset, std::string what,
+            std::string sglang)
+  {
+    fail_wire(wire(index), field, offset, std::move(what), std::move(sglang));
+  }
+
+  /// Records a problem with wire frame `wire_index` (guard frames).
+  void fail_wire(std::size_t wire_index, std::string_view field, std::optional<std::size_t> offset, std::string what,
+                 std::string sglang)
+  {
+    if (stopped()) {
+      return;
+    }
+    FrameProblem p{wire_index, std::string(field), offset, std::move(what), std::move(sglang)};
+    if (!m_problem || (m_mode == DecodeMode::strict && p.frame < m_problem->frame)) {
+      m_problem = std::move(p);
+    }
+  }
+
+  void note(std::string text) { m_notes.push_back(std::move(text)); }
+
+  const std::optional<FrameProblem>& problem() const { return m_problem; }
+  std::vector<FrameInfo> take_info() { return std::move(m_info); }
+  std::vector<std::string> take_notes() { return std::move(m_notes); }
+  const std::string& consequence() const { return m_consequence; }
+
+private:
+  const Frames& m_frames;
+  std::size_t m_base;
+  DecodeMode m_mode;
+  std::string m_kind;
+  std::size_t m_expected_frames;
+  std::string m_consequence;
+  std::optional<FrameProblem> m_problem;
+  std::vector<FrameInfo> m_info;
+  std::vector<std::string> m_notes;
+};
+
+} // namespace pdcheck::wire::detail

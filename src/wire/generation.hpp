@@ -1,0 +1,58 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pdcheck::sglang {
+struct Profile;
+}
+
+namespace pdcheck::wire {
+
+/// The transfer backends whose decode -> prefill frames pdcheck reads and writes.
+enum class Backend { mooncake, mori, nixl };
+
+std::string_view backend_name(Backend b);
+std::optional<Backend> parse_backend(std::string_view name);
+
+/// A wire generation: which frames a registration (or TransferInfo) has and how
+/// each is encoded. The same four names serve every backend; not every backend
+/// has every generation (see generation_supported).
+///
+/// | generation          | Mooncake registration                          | Mori                 | NIXL                  |
+/// |---------------------|------------------------------------------------|----------------------|-----------------------|
+/// | pre-dims (gen-0)    | frames 0-9, frame 6 flat native Q              | -                    | 12 payload frames     |
+/// | flat (gen-1)        | 15 frames: 10/11 flat native I, 12 hisparse    | flat msgpack, I      | 16 payload frames     |
+/// | components (gen-2)  | 19 frames: pack_int_lists, layer ids, DCP      | per-component lists  | 23 payload frames     |
+/// | components-layouts  | 21 frames: + 19 kv_item_lens, 20 layouts JSON  | -                    | -                     |
+enum class Generation { pre_dims, flat, components, components_layouts };
+
+/// "pre-dims", "flat", "components", "components-layouts".
+std::string_view generation_name(Generation g);
+/// "gen-0" .. "gen-3".
+std::string_view generation_number(Generation g);
+/// Accepts the names above and "gen-0" .. "gen-3".
+std::optional<Generation> parse_generation(std::string_view text);
+/// Names accepted by parse_generation, for error messages.
+std::vector<std::string> generation_names();
+
+/// Whether `backend` ever sent registrations of generation `g`.
+bool generation_supported(Backend backend, Generation g);
+/// The generations of `backend`, oldest first.
+std::vector<Generation> backend_generations(Backend backend);
+
+/// Registration frames on the wire (guard frame included) for a generation as
+/// SGLang sends it: mooncake 10/15/19/21, mori 14/14, nixl 13/17/24.
+std::size_t registration_frame_count(Backend backend, Generation g);
+
+/// The registration generation a decode rank of `profile` sends on `backend`.
+Generation generation_for_profile(Backend backend, const sglang::Profile& profile);
+
+/// TransferInfo has only two shapes per backend: flat (one int32 index array)
+/// before the per-component refactor, components (pack_int_lists 'i') after.
+/// pre-dims maps to flat and components-layouts to components.
+Generation transfer_info_shape(Generation g);
+
+} // namespace pdcheck::wire

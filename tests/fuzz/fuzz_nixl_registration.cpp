@@ -1,0 +1,8 @@
+// nixl registration decoder (see fuzz_registration.hpp).
+
+#include "fuzz_registration.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
+{
+  return pdcheck::fuzz::fuzz_registration(pdcheck::wire::Backend::nixl, data, size);
+}

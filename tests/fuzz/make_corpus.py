@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Writes the seed corpora in corpus/<target>/: valid messages of every backend
+and generation, in the fuzz input format of fuzz_common.hpp (each frame a
+little-endian u16 length and its bytes; transfer_info inputs start with one
+byte choosing the backend: 0 mooncake, 1 mori, 2 nixl).
+
+Built on ../../examples/captures/make_examples.py, whose encoders follow
+SGLang's byte layouts. Run: python3 tests/fuzz/make_corpus.py
+"""
+
+import hashlib
+import importlib.util
+import json
+import os
+import shutil
+import struct
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+EXAMPLES = os.path.join(HERE, "..", "..", "examples", "captures")
+
+spec = importlib.util.spec_from_file_location("make_examples", os.path.join(EXAMPLES, "make_examples.py"))
+ex = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(ex)
+
+ascii_int, native, int_lists = ex.ascii_int, ex.native, ex.int_lists
+
+
+def msgpack_array(n):
+    return bytes([0x90 | n]) if n < 16 else b"\xdc" + struct.pack(">H", n)
+
+
+def msgpack_bin(b):
+    return b"\xc4" + bytes([len(b)]) + b
+
+
+def desc_list(tags):
+    if not tags:
+        return b""
+    return msgpack_array(len(tags)) + b"".join(msgpack_bin(t) for t in tags)
+
+
+def nested_desc_list(components):
+    if not components:
+        return b""
+    return msgpack_array(len(components)) + b"".join(
+        msgpack_array(len(c)) + b"".join(msgpack_bin(t) for t in c) for c in components)
+
+
+def frames_input(frames, prefix=b""):
+    return prefix + b"".join(struct.pack("<H", len(f)) + f for f in frames)
+
+
+def write(target, data):
+    folder = os.path.join(HERE, "corpus", target)
+    os.makedirs(folder, exist_ok=True)
+    name = hashlib.sha1(data).hexdigest()[:16]
+    with open(os.path.join(folder, name), "wb") as out:
+        out.write(data)
+
+
+def main():
+    shutil.rmtree(os.path.join(HERE, "corpus"), ignore_errors=True)
+    examples = {name: frames for name, _, frames in ex.examples()}
+    comp = examples["qwen3-next-tp2-rank1-mooncake-components.json"]
+    flat = examples["qwen3-next-tp2-rank1-mooncake-flat.json"]
+    nixl = examples["qwen3-next-tp2-rank1-nixl-components.json"]
+    mori_ti = examples["mori-transfer-info-two-state-indices.json"]
+
+    # pack_int_lists frames.
+    for lists, fmt in [([], "Q"), ([[]], "I"), ([[1, 2], [3]], "I"), ([[0x7F3A40000000]], "Q"), ([[-1, 7]], "i")]:
+        write("int_lists", int_lists(lists, fmt))
+    for frame in comp[6], comp[10], comp[11], comp[13], flat[6]:
+        write("int_lists", frame)
+
+    # Mooncake registrations, gen-0 to gen-3.
+    layouts = json.dumps({"kv": {"block_bytes": 4096, "rows_per_block": 1, "tensors": []},
+                          "state": {"block_bytes": 77266944, "rows_per_block": 1, "tensors": []}}).encode()
+    for frames in (flat[:10], flat, comp, comp + [native("Q", [512] * 24), layouts], comp + [b"", b""]):
+        write("mooncake_registration", frames_input(frames))
+
+    # Mori registrations, flat and per-component.
+    head = [b"MoriMsgGuard", b"None", ex.IP.encode(), ascii_int(ex.PORT), b"engine-desc-blob",
+            desc_list([b"kv%d" % i for i in range(4)]), desc_list([b"aux0"])]
+    ranks = [ascii_int(1), ascii_int(2), ascii_int(1), ascii_int(ex.KV_ITEM)]
+    write("mori_registration", frames_input(
+        head + [nested_desc_list([[b"s%d" % i for i in range(6)]])] + ranks +
+        [int_lists([[24576] * 3 + [1048576] * 3], "I"), int_lists([[4096] * 3 + [16] * 3], "I")]))
+    write("mori_registration", frames_input(
+        head + [desc_list([b"s%d" % i for i in range(6)])] + ranks +
+        [native("I", [24576] * 3 + [1048576] * 3), native("I", [4096] * 3 + [16] * 3)]))
+    write("mori_registration", frames_input(head + [b""] + ranks + [b"", b""]))
+
+    # NIXL registrations: components (the example), flat and pre-dims.
+    nixl_flat = nixl[:8] + [native("Q", ex.STATE_PTRS)] + nixl[9:13] + [
+        native("I", ex.STATE_LENS), native("I", ex.STATE_DIMS), b"", b""]
+    for frames in (nixl, nixl_flat, nixl_flat[:13]):
+        write("nixl_registration", frames_input(frames))
+
+    # TransferInfo of each backend, regular and dummy.
+    mc = [ascii_int(99), ex.IP.encode(), ascii_int(ex.PORT), ex.SESSION.encode(), struct.pack("<2i", 5, 6),
+          ascii_int(3)]
+    write("transfer_info", frames_input(mc + [int_lists([[17]], "i"), b"1", b"0", b""], b"\x00"))
+    write("transfer_info", frames_input(mc[:4] + [b"", b"", b"", b"2", b"0", b""], b"\x00"))
+    write("transfer_info", frames_input(mc + [struct.pack("<i", 17), b"1"], b"\x00"))
+    write("transfer_info", frames_input(mori_ti, b"\x01"))
+    write("transfer_info", frames_input(mori_ti[:6] + [b"", struct.pack("<i", 17), b"1"], b"\x01"))
+    nx = [b"NixlMsgGuard", ascii_int(99), ex.IP.encode(), ascii_int(ex.PORT), b"agent", struct.pack("<2i", 5, 6),
+          ascii_int(3), ascii_int(1)]
+    write("transfer_info", frames_input(nx + [int_lists([[17]], "i"), b"0", b"0", b"gen-7f"], b"\x02"))
+    write("transfer_info", frames_input(nx + [struct.pack("<i", 17)], b"\x02"))
+
+    # Capture files: the examples as written.
+    for name in sorted(os.listdir(EXAMPLES)):
+        if name.endswith(".json"):
+            with open(os.path.join(EXAMPLES, name), "rb") as f:
+                write("capture_json", f.read())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,156 @@
+#include "wire/int_lists.hpp"
+#include "wire/transfer_info.hpp"
+
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include <random>
+
+using namespace pdcheck::wire;
+
+namespace {
+
+// A random TransferInfo that `backend` in `shape` can carry exactly: the
+// fields SGLang always re-sends (decode_prefix_len as "0", is_dummy as "0"/"1")
+// are set the way they come back.
+TransferInfo random_transfer_info(std::mt19937_64& rng, Backend backend, Generation shape, bool dummy)
+{
+  auto below = [&](std::uint64_t n) { return static_cast<std::int64_t>(rng() % n); };
+  TransferInfo t;
+  t.backend = backend;
+  t.generation = shape;
+  t.room = static_cast<std::int64_t>(rng() >> 2);
+  t.endpoint = fmt::format("10.0.{}.{}", below(256), below(256));
+  t.dst_port = below(65536);
+  t.required_dst_info_num = 1 + below(8);
+  const bool comp = shape == Generation::components;
+  switch (backend) {
+  case Backend::mooncake: t.mooncake_session_id = fmt::format("{}:{}", t.endpoint, below(65536)); break;
+  case Backend::mori: t.engine_key = fmt::format("io-decode-{}", rng()); break;
+  case Backend::nixl:
+    t.agent_name = fmt::format("agent-{}", rng());
+    t.dst_aux_index = below(1000);
+    break;
+  }
+  if (!dummy) {
+    t.dst_kv_indices.resize(static_cast<std::size_t>(1 + below(6)));
+    for (auto& v : t.dst_kv_indices) {
+      v = static_cast<std::int32_t>(rng());
+    }
+    t.dst_aux_index = below(1000);
+    if (comp) {
+      t.dst_state_indices.resize(static_cast<std::size_t>(below(4)));
+      for (auto& list : t.dst_state_indices) {
+        list.resize(static_cast<std::size_t>(below(3)));
+        for (auto& v : list) {
+          v = static_cast<std::int32_t>(rng());
+        }
+      }
+    } else if (below(2) == 1) {
+      t.dst_state_indices = {{static_cast<std::int32_t>(below(4096))}};
+    }
+  }
+  if (comp) {
+    switch (backend) {
+    case Backend::mooncake:
+      t.decode_prefix_len = below(100);
+      if (!dummy && below(2) == 1) {
+        t.dst_device_kv_indices = std::vector<std::int32_t>{static_cast<std::int32_t>(below(99))};
+      }
+      break;
+    case Backend::mori:
+      if (!dummy && below(2) == 1) {
+        t.decode_prefix_len = 1 + below(100);
+      }
+      break;
+    case Backend::nixl:
+      t.decode_prefix_len = dummy ? 0 : below(100);
+      t.is_dummy_rank = dummy;
+      t.transfer_generation = fmt::format("g{}", rng());
+      break;
+    }
+  }
+  if (backend == Backend::mori && !t.dst_aux_index) {
+    t.dst_aux_index = -1;
+  }
+  t.is_dummy = dummy;
+  return t;
+}
+
+} // namespace
+
+TEST_CASE("TransferInfo: decode(encode(x)) == x for every backend and shape", "[wire][transfer_info][property]")
+{
+  const auto [backend, shape] = GENERATE(table<Backend, Generation>({
+    {Backend::mooncake, Generation::flat},
+    {Backend::mooncake, Generation::components},
+    {Backend::mori, Generation::flat},
+    {Backend::mori, Generation::components},
+    {Backend::nixl, Generation::flat},
+    {Backend::nixl, Generation::components},
+  }));
+  const bool dummy = GENERATE(false, true);
+  std::mt19937_64 rng(GENERATE(range(1, 31)));
+  const TransferInfo x = random_transfer_info(rng, backend, shape, dummy);
+  INFO(fmt::format("{} {} dummy={}", backend_name(backend), generation_name(shape), dummy));
+  const Frames frames = encode_transfer_info(x);
+  const TransferInfoDecode forced = decode_transfer_info(backend, frames, shape);
+  REQUIRE_FALSE(forced.problem);
+  CHECK(*forced.transfer_info == x);
+  const TransferInfoDecode detected = decode_transfer_info(backend, frames);
+  REQUIRE_FALSE(detected.problem);
+  CHECK(detected.transfer_info->generation == shape);
+  CHECK(*detected.transfer_info == x);
+}
+
+TEST_CASE("each backend's own dummy rule", "[wire][transfer_info]")
+{
+  SECTION("mooncake: frames 4 and 5 empty; state indices then ignored")
+  {
+    Frames f = {to_bytes("5"), to_bytes("10.0.0.1"), to_bytes("1"), to_bytes("s"), {}, {},
+                pack_int_lists(I32Lists{{3}}), to_bytes("1"), to_bytes("0"), {}};
+    const auto d = decode_transfer_info(Backend::mooncake, f);
+    REQUIRE(d.transfer_info);
+    CHECK(d.transfer_info->is_dummy);
+    CHECK(d.transfer_info->dst_state_indices.empty());
+    CHECK(d.notes.at(0) ==
+          "frame 6 (dst_state_indices) holds 12 bytes that SGLang ignores because the message is a dummy");
+  }
+  SECTION("mori: no kv, no aux, no prefix len; a prefix len makes it real")
+  {
+    Frames f = {to_bytes("MoriMsgGuard"), to_bytes("5"), to_bytes("10.0.0.1"), to_bytes("1"), to_bytes("k"), {}, {},
+                {}, to_bytes("1"), to_bytes("64")};
+    const auto d = decode_transfer_info(Backend::mori, f);
+    REQUIRE(d.transfer_info);
+    CHECK_FALSE(d.transfer_info->is_dummy);
+    CHECK(d.transfer_info->dst_aux_index == -1);
+    f.back() = {};
+    CHECK(decode_transfer_info(Backend::mori, f).transfer_info->is_dummy);
+  }
+  SECTION("nixl: the is_dummy frame decides")
+  {
+    TransferInfo t;
+    t.backend = Backend::nixl;
+    t.is_dummy_rank = false;
+    CHECK_FALSE(dummy_rule(t).first);
+    t.is_dummy_rank.reset();
+    CHECK(dummy_rule(t).first);
+    t.decode_prefix_len = 16;
+    CHECK(dummy_rule(t) == std::pair<bool, std::string>{
+                             false, "nixl: no kv indices but a decode_prefix_len: not a dummy (aux and state still needed)"});
+  }
+}
+
+TEST_CASE("TransferInfo problems name the frame and byte", "[wire][transfer_info]")
+{
+  Frames f = {to_bytes("MoriMsgGuard"), to_bytes("12"), to_bytes("10.0.0.1"), to_bytes("1"), to_bytes("k"),
+              Bytes{1, 0, 0, 0, 2}, to_bytes("3"), {}, to_bytes("1"), {}};
+  const auto d = decode_transfer_info(Backend::mori, f);
+  REQUIRE(d.problem);
+  CHECK(d.problem->where("t.json") == "t.json: frame 5 (dst_kv_indices)");
+  CHECK(d.problem->message() == "byte 4: expected an int32 array (4 bytes per element), got 1 byte left over; SGLang "
+                                "would raise ValueError: buffer size must be a multiple of element size");
+  const auto s = decode_transfer_info(Backend::mori, f, std::nullopt, DecodeMode::sglang);
+  REQUIRE(s.problem);
+  CHECK(s.problem->sglang == "Mori catches it and logs 'Failed to parse transfer info message'; the request waits");
+}
