@@ -3,6 +3,8 @@
 #include "core/rules.hpp"
 #include "plan/meaning.hpp"
 #include "sglang/side_layout.hpp"
+#include "wire/registration.hpp"
+#include "wire/registration_codec.hpp"
 
 #include <fmt/format.h>
 
@@ -198,42 +200,73 @@ void bootstrap_findings(const Side& prefill, const Side& decode, const model::La
   }
 }
 
-/// The decode's Mamba registration as this prefill generation reads it.
-plan::StateMetadata as_parsed_by_prefill(plan::StateMetadata sent, const Side& prefill, const Side& decode)
+std::optional<wire::Backend> wire_backend(TransferBackend b)
 {
-  const sglang::Profile& pp = prefill.profile;
-  const sglang::Profile& dp = decode.profile;
-  const TransferBackend backend = prefill.args.transfer_backend;
-  if (!backend_moves_state(decode)) {
-    sent.num_components = 0;
-    sent.num_entries = 0;
+  switch (b) {
+  case TransferBackend::mooncake: return wire::Backend::mooncake;
+  case TransferBackend::mori: return wire::Backend::mori;
+  case TransferBackend::nixl: return wire::Backend::nixl;
+  default: return std::nullopt;
   }
-  if (backend == TransferBackend::nixl && (!dp.nixl_dims || !pp.nixl_dims)) {
-    sent.item_lens.clear(); // NIXL sent no item_lens or dims before PR #22240
-    sent.dims.clear();
-  }
-  if (backend == TransferBackend::mori) {
-    sent.layer_ids.clear(); // Mori never registers layer ids
-  }
-  if (pp.mooncake_format == sglang::RegistrationFormat::no_state_lens) {
-    sent.item_lens.clear(); // a pre-dims prefill reads no state frames past the pointers
-    sent.dims.clear();
-  }
-  if (!pp.state_layer_ids) {
-    sent.layer_ids.clear();
-  }
-  return sent;
 }
 
-/// Frame 6 (state pointers) is a flat native array before PR #24932 and
-/// pack_int_lists after it; the later frames of older generations are a prefix
-/// of the newer ones. So two sides interoperate exactly when both are, or both
-/// are not, of the per-component generation.
-bool formats_interoperate(const Side& prefill, const Side& decode)
+/// The Mamba component of a registration as the prefill holds it after parsing.
+plan::StateMetadata metadata_from_registration(const wire::Registration& r)
 {
-  using sglang::RegistrationFormat;
-  return (prefill.profile.mooncake_format == RegistrationFormat::components) ==
-         (decode.profile.mooncake_format == RegistrationFormat::components);
+  plan::StateMetadata m;
+  const auto counts = wire::state_entry_counts(r);
+  m.num_components = static_cast<int>(counts.size());
+  m.num_entries = counts.empty() ? 0 : static_cast<int>(counts[0]);
+  if (!r.dst_state_item_lens.empty()) {
+    m.item_lens = r.dst_state_item_lens[0];
+  }
+  if (!r.dst_state_dim_per_tensor.empty()) {
+    m.dims = r.dst_state_dim_per_tensor[0];
+  }
+  if (!r.dst_state_layer_ids.empty()) {
+    m.layer_ids = r.dst_state_layer_ids[0];
+  }
+  m.unified = m.num_entries == 1 && m.dims.empty();
+  m.unified_layout_sent = r.unified_layouts_json.has_value() && !r.unified_layouts_json->empty();
+  return m;
+}
+
+/// What the prefill makes of a decode registration: SGLang's parser of the
+/// prefill's generation run over the decode's frames (garbage included), or the
+/// exception it raises.
+struct ParsedRegistration
+{
+  std::optional<wire::Registration> registration;
+  std::optional<std::string> raised;
+  std::vector<std::string> notes;
+};
+
+ParsedRegistration parse_as_prefill(wire::Backend backend, const wire::Frames& frames, const Side& prefill)
+{
+  const auto generation = wire::generation_for_profile(backend, prefill.profile);
+  auto decoded = wire::decode_registration(backend, frames, generation, wire::DecodeMode::sglang);
+  ParsedRegistration out;
+  out.notes = decoded.notes;
+  if (decoded.registration) {
+    out.registration = std::move(decoded.registration);
+  } else if (decoded.problem) {
+    out.raised = decoded.problem->what;
+  } else {
+    out.raised = "the registration could not be parsed";
+  }
+  return out;
+}
+
+/// The frames a decode rank of `decode` sends (synthetic pointers).
+wire::Frames derived_registration_frames(wire::Backend backend, const model::RankLayout& rank, int decode_rank,
+                                         int decode_attn_tp, const Side& decode)
+{
+  wire::RegistrationParams params;
+  params.backend = backend;
+  params.generation = wire::generation_for_profile(backend, decode.profile);
+  params.dst_tp_rank = decode_rank;
+  params.dst_attn_tp_size = decode_attn_tp;
+  return wire::encode_registration(wire::registration_from_layout(rank, params)).frames;
 }
 
 Finding pair_finding(std::string_view rule, std::string message, const PairResult& pr, const Side& prefill)
@@ -417,21 +450,12 @@ CheckResult run_check(const CheckInput& input)
   if (prefill.args.transfer_backend != decode.args.transfer_backend) {
     return result;
   }
-  if (!formats_interoperate(prefill, decode)) {
-    Finding f = make_finding(
-      "registration-generation",
-      fmt::format("prefill SGLang {} expects {} registration frames but decode SGLang {} sends {}", prefill.profile.name,
-                  prefill.profile.base, decode.profile.name, decode.profile.base));
-    f.side = "prefill";
-    f.backend = backend_name(prefill.args.transfer_backend);
-    f.where = "prefill: KVArgsRegisterInfo.from_zmq";
-    f.evidence["prefill_profile"] = prefill.profile.name;
-    f.evidence["decode_profile"] = decode.profile.name;
-    out.push_back(std::move(f));
-    return result;
+  if (!backend_moves_state(prefill)) {
+    return result; // reported as startup-backend-state
   }
-  if (!backend_moves_state(prefill) || !backend_moves_state(decode)) {
-    return result;
+  const auto backend = wire_backend(prefill.args.transfer_backend);
+  if (!backend) {
+    return result; // ascend and fake: frames not modelled
   }
 
   // Meanings are built once per rank and shared by every pair.
@@ -446,74 +470,137 @@ CheckResult run_check(const CheckInput& input)
     }
   }
 
-  bool advice_given = false;
-  for (int dpp = 0; dpp < d_pp; ++dpp) {
-    for (int d = 0; d < d_tp; ++d) {
-      const model::RankLayout& drank = result.decode_layout.ranks[static_cast<std::size_t>(dpp * d_tp + d)];
-      const plan::RankMeaning d_meaning(decode.model, drank, d_tp);
-      plan::StateMetadata dst = as_parsed_by_prefill(plan::registered_metadata(drank, decode.profile), prefill, decode);
-      std::vector<int> stages;
-      if (d_pp == p_pp) {
-        stages = {dpp};
-      } else {
-        for (int s = 0; s < p_pp; ++s) {
-          stages.push_back(s);
-        }
-      }
-      const std::size_t first_pair = result.pairs.size();
-      bool aborted = false;
-      for (int stage : stages) {
-        for (int p : writers_for(d, p_tp, d_tp)) {
-          const std::size_t pi = static_cast<std::size_t>(stage * p_tp + p);
-          plan::PairInput in;
-          in.backend = prefill.args.transfer_backend;
-          in.prefill_profile = prefill.profile;
-          in.prefill_pp_size = p_pp;
-          in.prefill_attn_tp_size = p_tp;
-          in.prefill_rank = p;
-          in.src = plan::own_metadata(result.prefill_layout.ranks[pi], prefill.profile);
-          if (in.backend == TransferBackend::mori) {
-            in.src.layer_ids.clear();
-          }
-          in.decode_attn_tp_size = d_tp;
-          in.decode_rank = d;
-          in.dst = dst;
-          in.src_slot = input.src_slot;
-          in.dst_slot = input.dst_slot;
-          in.dst_index_count = dst_index_count;
-          PairResult pr{p, stage, d, dpp, plan::build_pair_plan(in)};
-          if (pr.plan.error) {
-            out.push_back(plan_error_finding(*pr.plan.error, pr, prefill));
-            aborted = true;
-          } else if (pr.plan.skipped) {
-            Finding f = pair_finding("mori-empty-index-skipped",
-                                     "the Mamba component is skipped: empty state indices",
-                                     pr, prefill);
-            f.where = "prefill: mori backend, send_state";
-            out.push_back(std::move(f));
-            aborted = true;
-          } else if (!advice_given && dst_index_count == 1) {
-            scheduler_advice(in, pr, prefill, out);
-            advice_given = true;
-          }
-          result.pairs.push_back(std::move(pr));
-        }
-      }
-      if (aborted) {
-        continue; // a failed transfer is reported as such, not simulated
-      }
-      std::vector<Writer> writers;
-      for (std::size_t i = first_pair; i < result.pairs.size(); ++i) {
-        const PairResult& pr = result.pairs[i];
-        writers.push_back(Writer{pr.prefill_rank, pr.prefill_pp_rank,
-                                 p_meaning[static_cast<std::size_t>(pr.prefill_pp_rank * p_tp + pr.prefill_rank)].get(),
-                                 &pr.plan, input.src_slot});
-      }
-      const SimulationResult sim = simulate_decode_rank(d_meaning, input.dst_slot, writers);
-      result.simulated_decode_ranks += 1;
-      result.simulated_bytes += sim.slot_bytes;
-      simulation_findings(sim, d, prefill, out);
+  // One registration per decode rank that talks: captured, or derived from the
+  // decode side and encoded in its generation.
+  struct DecodeRank
+  {
+    int rank;
+    int pp_rank;
+    std::string origin;
+    wire::Frames frames;
+  };
+  std::vector<DecodeRank> decode_ranks;
+  if (!input.decode_registrations.empty()) {
+    for (const ObservedRegistration& obs : input.decode_registrations) {
+      const auto probe = wire::decode_registration(obs.backend, obs.frames, std::nullopt, wire::DecodeMode::sglang);
+      const int attn = probe.registration ? static_cast<int>(std::max<std::int64_t>(1, probe.registration->dst_attn_tp_size)) : d_tp;
+      const int rank = probe.registration ? static_cast<int>(probe.registration->dst_tp_rank % attn) : 0;
+      decode_ranks.push_back({rank, 0, obs.origin, obs.frames});
     }
+  } else {
+    for (int dpp = 0; dpp < d_pp; ++dpp) {
+      for (int d = 0; d < d_tp; ++d) {
+        const auto& drank = result.decode_layout.ranks[static_cast<std::size_t>(dpp * d_tp + d)];
+        decode_ranks.push_back({d, dpp, "", derived_registration_frames(*backend, drank, d, d_tp, decode)});
+      }
+    }
+  }
+
+  bool advice_given = false;
+  for (const DecodeRank& dr : decode_ranks) {
+    const int d = dr.rank;
+    const int dpp = dr.pp_rank;
+    const ParsedRegistration parsed = parse_as_prefill(*backend, dr.frames, prefill);
+    if (!parsed.registration) {
+      Finding f = make_finding(
+        "registration-generation",
+        fmt::format("prefill SGLang {} ({} frames) cannot parse the decode's registration{}", prefill.profile.name,
+                    wire::generation_name(wire::generation_for_profile(*backend, prefill.profile)),
+                    dr.origin.empty() ? fmt::format(" (SGLang {})", decode.profile.name) : " from " + dr.origin));
+      f.runtime_error = *parsed.raised;
+      f.side = "prefill";
+      f.decode_rank = d;
+      f.backend = backend_name(prefill.args.transfer_backend);
+      f.where = "prefill: KVArgsRegisterInfo.from_zmq (bootstrap thread)";
+      f.evidence["prefill_profile"] = prefill.profile.name;
+      f.evidence["decode_profile"] = decode.profile.name;
+      out.push_back(std::move(f));
+      continue;
+    }
+    const wire::Registration& reg = *parsed.registration;
+    plan::StateMetadata dst = metadata_from_registration(reg);
+    if (!backend_moves_state(decode)) {
+      dst.num_components = 0;
+      dst.num_entries = 0;
+    }
+    const int dst_attn_tp = static_cast<int>(std::max<std::int64_t>(1, reg.dst_attn_tp_size));
+    const model::RankLayout* drank = nullptr;
+    if (dpp < d_pp && d < d_tp) {
+      drank = &result.decode_layout.ranks[static_cast<std::size_t>(dpp * d_tp + d)];
+      // Frame 20 is never synthesized; the prefill's generation decides whether it is read.
+      if (dr.origin.empty() && drank->unified && prefill.profile.unified_unequal_tp) {
+        dst.unified_layout_sent = true;
+      }
+    }
+    std::vector<int> stages;
+    if (d_pp == p_pp) {
+      stages = {dpp};
+    } else {
+      for (int s = 0; s < p_pp; ++s) {
+        stages.push_back(s);
+      }
+    }
+    if (p_tp % dst_attn_tp != 0 && dst_attn_tp % p_tp != 0) {
+      continue; // reported as rank-mapping above for derived registrations
+    }
+    const std::size_t first_pair = result.pairs.size();
+    bool aborted = false;
+    for (int stage : stages) {
+      for (int p : writers_for(d, p_tp, dst_attn_tp)) {
+        const std::size_t pi = static_cast<std::size_t>(stage * p_tp + p);
+        plan::PairInput in;
+        in.backend = prefill.args.transfer_backend;
+        in.prefill_profile = prefill.profile;
+        in.prefill_pp_size = p_pp;
+        in.prefill_attn_tp_size = p_tp;
+        in.prefill_rank = p;
+        in.src = plan::own_metadata(result.prefill_layout.ranks[pi], prefill.profile);
+        if (in.backend == TransferBackend::mori) {
+          in.src.layer_ids.clear(); // Mori registers and pairs without layer ids
+        }
+        in.decode_attn_tp_size = dst_attn_tp;
+        in.decode_rank = d;
+        in.dst = dst;
+        in.src_slot = input.src_slot;
+        in.dst_slot = input.dst_slot;
+        in.dst_index_count = dst_index_count;
+        PairResult pr{p, stage, d, dpp, plan::build_pair_plan(in)};
+        if (pr.plan.error) {
+          out.push_back(plan_error_finding(*pr.plan.error, pr, prefill));
+          aborted = true;
+        } else if (pr.plan.skipped) {
+          Finding f = pair_finding("mori-empty-index-skipped", "the Mamba component is skipped: empty state indices", pr,
+                                   prefill);
+          f.where = "prefill: mori backend, send_state";
+          out.push_back(std::move(f));
+          aborted = true;
+        } else if (!advice_given && dst_index_count == 1) {
+          scheduler_advice(in, pr, prefill, out);
+          advice_given = true;
+        }
+        result.pairs.push_back(std::move(pr));
+      }
+    }
+    // A failed transfer is reported as such, not simulated; a captured decode
+    // rank is simulated only when its layout is the one the decode side implies.
+    if (aborted || drank == nullptr) {
+      continue;
+    }
+    if (!dr.origin.empty() && plan::registered_metadata(*drank, decode.profile).item_lens != dst.item_lens) {
+      continue;
+    }
+    const plan::RankMeaning d_meaning(decode.model, *drank, d_tp);
+    std::vector<Writer> writers;
+    for (std::size_t i = first_pair; i < result.pairs.size(); ++i) {
+      const PairResult& pr = result.pairs[i];
+      writers.push_back(Writer{pr.prefill_rank, pr.prefill_pp_rank,
+                               p_meaning[static_cast<std::size_t>(pr.prefill_pp_rank * p_tp + pr.prefill_rank)].get(),
+                               &pr.plan, input.src_slot});
+    }
+    const SimulationResult sim = simulate_decode_rank(d_meaning, input.dst_slot, writers);
+    result.simulated_decode_ranks += 1;
+    result.simulated_bytes += sim.slot_bytes;
+    simulation_findings(sim, d, prefill, out);
   }
   return result;
 }

@@ -9,6 +9,8 @@
 #include "model/layout.hpp"
 #include "plan/plan.hpp"
 #include "sglang/side.hpp"
+#include "wire/bytes.hpp"
+#include "wire/generation.hpp"
 
 #include <optional>
 #include <string>
@@ -24,21 +26,23 @@ struct ObservedTransferInfo
   bool dummy = false;
 };
 
-/// A decode rank's registration as the prefill parsed it, when the decode side is
-/// given as captures rather than (or in addition to) a configuration.
+/// A decode rank's registration as captured on the wire (`pdcheck capture`,
+/// `pdcheck encode`), standing in for the registration derived from the decode
+/// side's configuration.
 struct ObservedRegistration
 {
   std::string origin;
-  int dst_tp_rank = 0;
-  int dst_attn_tp_size = 1;
-  plan::StateMetadata state;
+  wire::Backend backend = wire::Backend::mooncake;
+  wire::Frames frames;
 };
 
 struct CheckInput
 {
   sglang::Side prefill;
   sglang::Side decode;
-  std::vector<ObservedRegistration> decode_registrations; ///< replaces derived ones when non-empty
+  /// When non-empty, only these decode ranks are checked, from their captured
+  /// frames; the decode side then describes what is known of the decode server.
+  std::vector<ObservedRegistration> decode_registrations;
   std::vector<ObservedTransferInfo> transfer_infos;
   std::int64_t src_slot = 3;
   std::int64_t dst_slot = 5;

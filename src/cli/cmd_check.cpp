@@ -1,12 +1,16 @@
 #include "check/checker.hpp"
+#include "cli/check_outputs.hpp"
 #include "cli/command.hpp"
 #include "cli/options.hpp"
+#include "io/capture_file.hpp"
 #include "io/side_file.hpp"
 #include "report/check_render.hpp"
 #include "util/error.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <ostream>
 #include <unistd.h>
 
@@ -29,6 +33,10 @@ struct CheckOptions
   std::string format = "text";
   std::string color = "auto";
   std::string fail_on = "error";
+  std::vector<std::string> transfer_infos;  ///< --transfer-info CAPTURE
+  std::vector<std::string> decode_captures; ///< --decode-capture FILE|DIR
+  std::vector<std::string> outputs; ///< --output FORMAT=PATH
+  std::string sarif_root;           ///< --sarif-root
 };
 
 Severity parse_severity(const std::string& s)
@@ -47,6 +55,31 @@ std::pair<int, int> parse_pair(const std::string& text)
   return {p, d};
 }
 
+/// Capture files named directly, or every *.json file of a named directory.
+std::vector<std::string> capture_files(const std::vector<std::string>& paths)
+{
+  std::vector<std::string> files;
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(p, ec)) {
+      std::vector<std::string> in_dir;
+      for (const auto& e : std::filesystem::directory_iterator(p, ec)) {
+        if (e.path().extension() == ".json") {
+          in_dir.push_back(e.path().string());
+        }
+      }
+      if (in_dir.empty()) {
+        throw InputError(p, "no capture files (*.json) in this directory");
+      }
+      std::sort(in_dir.begin(), in_dir.end());
+      files.insert(files.end(), in_dir.begin(), in_dir.end());
+    } else {
+      files.push_back(p);
+    }
+  }
+  return files;
+}
+
 check::CheckInput gather_inputs(const CheckOptions& o)
 {
   check::CheckInput in;
@@ -56,11 +89,13 @@ check::CheckInput gather_inputs(const CheckOptions& o)
     throw InputError("check", "give either two side files or --prefill-args/--decode-args, not both");
   }
   if (files) {
-    if (o.decode_file.empty()) {
-      throw InputError("check", "expected two side files: PREFILL DECODE");
+    if (o.decode_file.empty() && o.decode_captures.empty()) {
+      throw InputError("check", "expected two side files: PREFILL DECODE (or PREFILL --decode-capture FILE)");
     }
     in.prefill = io::load_side_file(o.prefill_file);
-    in.decode = io::load_side_file(o.decode_file);
+    if (!o.decode_file.empty()) {
+      in.decode = io::load_side_file(o.decode_file);
+    }
   } else if (args) {
     if (o.prefill_args.empty() || o.decode_args.empty()) {
       throw InputError("check", "--prefill-args and --decode-args go together");
@@ -71,6 +106,34 @@ check::CheckInput gather_inputs(const CheckOptions& o)
     in.decode.role = sglang::Role::decode;
   } else {
     throw InputError("check", "expected PREFILL and DECODE side files, or --prefill-args and --decode-args");
+  }
+  for (const std::string& path : o.transfer_infos) {
+    const io::Capture capture = io::load_capture(path);
+    const wire::TransferInfo ti = io::transfer_info_from_capture(capture);
+    check::ObservedTransferInfo obs;
+    obs.origin = path;
+    obs.dummy = ti.is_dummy;
+    for (const auto& component : ti.dst_state_indices) {
+      obs.state_index_counts.push_back(static_cast<int>(component.size()));
+    }
+    in.transfer_infos.push_back(std::move(obs));
+  }
+  for (const std::string& path : capture_files(o.decode_captures)) {
+    const io::Capture capture = io::load_capture(path);
+    const wire::Registration reg = io::registration_from_capture(capture); // strict: malformed frames exit 2
+    if (o.decode_file.empty() && in.decode_registrations.empty()) {
+      // Only captures: the decode server is the prefill's model at the
+      // captured attention TP; simulation runs where the captured layout matches.
+      in.decode = in.prefill;
+      in.decode.role = sglang::Role::decode;
+      in.decode.origin = path;
+      in.decode.args.disaggregation_mode = sglang::DisaggregationMode::decode;
+      in.decode.args.tp_size = static_cast<int>(reg.dst_attn_tp_size);
+      in.decode.args.dp_size = 1;
+      in.decode.args.enable_dp_attention = false;
+      in.decode.args.attn_cp_size = 1;
+    }
+    in.decode_registrations.push_back({path, capture.backend, capture.frames});
   }
   return in;
 }
@@ -94,7 +157,10 @@ int run_check_command(const CheckOptions& o, CommandContext& ctx)
                                            p, d, result.pairs.size()));
   }
 
-  if (o.format == "json") {
+  write_check_outputs(o.outputs, in, result, fail_on, o.sarif_root, *ctx.out);
+  if (is_ci_format(o.format)) {
+    *ctx.out << render_check_report(o.format, in, result, fail_on, o.sarif_root);
+  } else if (o.format == "json") {
     *ctx.out << report::check_to_json(in, result, fail_on).dump(2) << "\n";
   } else {
     report::RenderOptions ro;
@@ -120,8 +186,17 @@ void install_check(CLI::App& app, CommandContext& ctx)
   cmd->add_option("--decode-sglang", o->decode_sglang, "Decode SGLang profile or release");
   cmd->add_option("--prefill-env", o->prefill_env, "Prefill environment KEY=VALUE (repeatable)");
   cmd->add_option("--decode-env", o->decode_env, "Decode environment KEY=VALUE (repeatable)");
+  cmd->add_option("--transfer-info", o->transfer_infos,
+                  "Captured TransferInfo whose state indices the backend must accept (repeatable)");
+  cmd->add_option("--decode-capture", o->decode_captures,
+                  "Captured decode registration(s), file or directory, standing in for the decode side (repeatable)");
   cmd->add_option("--plan", o->plan, "Print the copy plan of one pair, PREFILL_RANK:DECODE_RANK");
-  add_format_option(cmd, o->format);
+  cmd->add_option("--format", o->format, "Output format: text, json, sarif, junit, github")
+    ->check(CLI::IsMember(check_formats()));
+  cmd->add_option("--output", o->outputs, "Also write a report, FORMAT=PATH (repeatable; PATH - is standard output)")
+    ->check(output_request_validator())
+    ->allow_extra_args(false); // one FORMAT=PATH per --output: side files may follow
+  cmd->add_option("--sarif-root", o->sarif_root, "Directory SARIF and GitHub paths are relative to (default: current directory)");
   cmd->add_option("--color", o->color, "Colour: auto, always, never")->check(CLI::IsMember({"auto", "always", "never"}));
   cmd->add_option("--fail-on", o->fail_on, "Lowest severity that fails the check: error, warning, info")
     ->check(CLI::IsMember({"error", "warning", "info"}));

@@ -1,15 +1,52 @@
+#include "check/log_explain.hpp"
 #include "cli/command.hpp"
 #include "cli/options.hpp"
 #include "core/rules.hpp"
+#include "io/log_reader.hpp"
 #include "util/error.hpp"
 #include "util/spellcheck.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+#include <memory>
 #include <ostream>
 
 namespace pdcheck::cli {
+
+namespace {
+
+InputError unknown_rule(const std::string& id)
+{
+  std::vector<std::string> ids;
+  for (const Rule& rule : rules()) {
+    ids.emplace_back(rule.id);
+  }
+  const auto guess = closest_match(id, ids);
+  return InputError("explain", fmt::format("unknown rule '{}'{}", id,
+                                           guess ? fmt::format(" (did you mean '{}'?)", *guess)
+                                                 : std::string(" (see `pdcheck rules`)")));
+}
+
+void explain_rule(const Rule& r, const std::string& format, CommandContext& ctx)
+{
+  if (format == "json") {
+    *ctx.out << nlohmann::ordered_json{{"id", r.id},
+                                       {"kind", finding_kind_name(r.kind)},
+                                       {"severity", severity_name(r.severity)},
+                                       {"title", r.title},
+                                       {"explanation", r.explanation},
+                                       {"fix", r.fix}}
+                  .dump(2)
+             << "\n";
+    return;
+  }
+  *ctx.out << fmt::format("{} ({}, {})\n{}\n\n{}\n\nfix: {}\n", r.id, finding_kind_name(r.kind),
+                          severity_name(r.severity), r.title, r.explanation, r.fix);
+}
+
+} // namespace
 
 void install_rules(CLI::App& app, CommandContext& ctx)
 {
@@ -39,23 +76,37 @@ void install_rules(CLI::App& app, CommandContext& ctx)
 
 void install_explain(CLI::App& app, CommandContext& ctx)
 {
-  auto id = std::make_shared<std::string>();
-  CLI::App* cmd = app.add_subcommand("explain", "Explain a rule id");
-  cmd->add_option("rule", *id, "Rule id (see `pdcheck rules`)")->required();
-  cmd->callback([id, &ctx] {
-    const Rule* r = find_rule(*id);
-    if (r == nullptr) {
-      std::vector<std::string> ids;
-      for (const Rule& rule : rules()) {
-        ids.emplace_back(rule.id);
-      }
-      const auto guess = closest_match(*id, ids);
-      throw InputError("explain", fmt::format("unknown rule '{}'{}", *id,
-                                              guess ? fmt::format(" (did you mean '{}'?)", *guess)
-                                                    : std::string(" (see `pdcheck rules`)")));
+  auto targets = std::make_shared<std::vector<std::string>>();
+  auto format = std::make_shared<std::string>("text");
+  CLI::App* cmd = app.add_subcommand("explain", "Explain a rule id, or the PD failures in SGLang server logs");
+  cmd->add_option("target", *targets, "A rule id (see `pdcheck rules`), or SGLang log files ('-' for standard input)")
+    ->required();
+  add_format_option(cmd, *format);
+  cmd->callback([targets, format, &ctx] {
+    // One known rule id: the rule's long text (the original behaviour).
+    if (targets->size() == 1 && find_rule(targets->front()) != nullptr) {
+      explain_rule(*find_rule(targets->front()), *format, ctx);
+      return;
     }
-    *ctx.out << fmt::format("{} ({}, {})\n{}\n\n{}\n\nfix: {}\n", r->id, finding_kind_name(r->kind),
-                            severity_name(r->severity), r->title, r->explanation, r->fix);
+    for (const std::string& t : *targets) {
+      if (find_rule(t) != nullptr) {
+        throw InputError("explain", fmt::format("'{}' is a rule id: give one rule id, or log files, not both", t));
+      }
+      // A word that is neither a file nor path-like is a mistyped rule id.
+      if (targets->size() == 1 && t != "-" && !std::filesystem::exists(t) && t.find('/') == std::string::npos &&
+          t.find('.') == std::string::npos) {
+        throw unknown_rule(t);
+      }
+    }
+    check::LogExplanation result;
+    for (const std::string& t : *targets) {
+      check::LogScanner scanner(t == "-" ? std::string("<stdin>") : t);
+      io::read_log_chunks(t, [&scanner](std::string_view chunk) { scanner.feed(chunk); });
+      scanner.finish(result);
+    }
+    *ctx.out << (*format == "json" ? check::log_explanation_to_json(result).dump(2) + "\n"
+                                   : check::log_explanation_to_text(result));
+    ctx.exit_status = result.failures_found() ? exit_code::findings : exit_code::ok;
   });
 }
 

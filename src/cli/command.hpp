@@ -16,6 +16,7 @@ struct CommandContext
 
 /// Each subcommand lives in its own cmd_<name>.cpp and installs itself here.
 void install_check(CLI::App& app, CommandContext& ctx);
+void install_bootstrap(CLI::App&, CommandContext&);
 void install_layout(CLI::App& app, CommandContext& ctx);
 void install_models(CLI::App& app, CommandContext& ctx);
 void install_profiles(CLI::App& app, CommandContext& ctx);
@@ -23,5 +24,7 @@ void install_rules(CLI::App& app, CommandContext& ctx);
 void install_explain(CLI::App& app, CommandContext& ctx);
 void install_decode(CLI::App& app, CommandContext& ctx);
 void install_encode(CLI::App& app, CommandContext& ctx);
+void install_probe(CLI::App&, CommandContext&);
+void install_devices(CLI::App&, CommandContext&);
 
 } // namespace pdcheck::cli

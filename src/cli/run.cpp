@@ -1,6 +1,9 @@
 #include "cli/run.hpp"
 
+#include "cli/cmd_completion.hpp"
 #include "cli/command.hpp"
+#include "model/catalog.hpp"
+#include "sglang/profile.hpp"
 #include "util/error.hpp"
 
 #include <fmt/format.h>
@@ -16,12 +19,15 @@ using Installer = void (*)(CLI::App&, CommandContext&);
 // The subcommand table: one line per command, in the order `--help` lists them.
 constexpr Installer k_installers[] = {
   install_check,
+  install_bootstrap,
   install_layout,
   install_models,
   install_profiles,
   install_rules,
   install_explain,
   install_decode, install_encode,
+  install_probe, install_devices,
+  install_completion, // hidden
 };
 
 } // namespace
@@ -36,7 +42,9 @@ int run(int argc, char** argv)
                "hybrid Mamba / linear-attention models",
                "pdcheck"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("pdcheck ") + PDCHECK_VERSION);
+  // What a bug report needs: which SGLang behaviours and models this build knows.
+  app.set_version_flag("--version", fmt::format("pdcheck {}\nprofiles: {}\ncatalog revision: {}", PDCHECK_VERSION,
+                                                fmt::join(sglang::profile_names(), ", "), model::catalog_revision()));
   for (Installer install : k_installers) {
     install(app, ctx);
   }

@@ -66,7 +66,7 @@ for pair in pairs:
         check("layout.schema.json", run(["layout", pair + side, "--format", "json"]), f"layout {pair}{side}")
         with open(pair + side) as f:
             check("side.schema.json", yaml.safe_load(f), f"side file {pair}{side}")
-for extra in sorted(glob.glob("examples/sides/*.yaml")):
+for extra in sorted(glob.glob("examples/sides/*.yaml") + glob.glob("examples/sides/*.json")):
     with open(extra) as f:
         check("side.schema.json", yaml.safe_load(f), f"side file {extra}")
     check("layout.schema.json", run(["layout", extra, "--format", "json"]), f"layout {extra}")

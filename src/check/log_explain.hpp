@@ -1,0 +1,93 @@
+#pragma once
+
+// `pdcheck explain LOG...`: finds every SGLang PD failure text pdcheck knows in
+// server logs (plain text or JSON lines, with timestamps, prefixes and Python
+// tracebacks), extracts the numbers SGLang printed and explains the likely cause
+// from them. Pure: the caller reads the files and feeds the bytes (io/log_reader).
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pdcheck::check {
+
+/// The closed vocabulary of causes a match can name (man page, EXPLAINING LOGS).
+const std::vector<std::string_view>& log_cause_names();
+
+/// One known failure text, collapsed over its repetitions in one file.
+struct LogMatch
+{
+  std::string file;
+  std::int64_t line = 0;           ///< first occurrence, 1-based
+  std::vector<std::int64_t> lines; ///< first occurrences (at most k_max_lines)
+  std::int64_t count = 0;          ///< occurrences in the file
+  std::string rule;                ///< pdcheck rule id, "" when the text has no rule
+  std::string severity;            ///< "error", "warning" or "info"
+  std::string runtime_error;       ///< the SGLang text as matched (wrappers peeled)
+  nlohmann::ordered_json values = nlohmann::ordered_json::object();   ///< numbers and lists SGLang printed
+  nlohmann::ordered_json analysis = nlohmann::ordered_json::object(); ///< what pdcheck derived from them
+  std::vector<std::string> causes; ///< from log_cause_names()
+  std::string explanation;
+  std::string fix;
+  std::string confirm; ///< the `pdcheck check` command that reproduces it
+};
+
+/// A PD-looking error line no known text matches: listed, never dropped.
+struct LogUnrecognised
+{
+  std::string file;
+  std::int64_t line = 0;
+  std::int64_t count = 0;
+  std::string text;
+};
+
+struct LogExplanation
+{
+  std::vector<LogMatch> matches;
+  std::vector<LogUnrecognised> unrecognised;
+
+  /// True when a match of severity error or warning, or an unrecognised error, was found.
+  bool failures_found() const;
+};
+
+/// Streams one log file. Feed it the file's bytes in order, each chunk ending at
+/// a line boundary (the last one may not); then call finish().
+class LogScanner
+{
+public:
+  explicit LogScanner(std::string file);
+
+  void feed(std::string_view chunk);
+  /// Appends this file's matches and unrecognised lines to `out`, in order of first line.
+  void finish(LogExplanation& out);
+
+  static constexpr std::size_t k_max_lines = 20;
+
+private:
+  void scan_line(std::string_view line, std::int64_t line_number);
+  void scan_text(std::string_view text, std::int64_t line_number);
+
+  std::string m_file;
+  std::int64_t m_lines_before = 0; ///< newlines in the chunks already fed
+  std::int64_t m_last_frame_line = -1000000;
+  std::string m_last_frame; ///< "file:function" of the last traceback frame in disaggregation code
+  std::vector<LogMatch> m_matches;
+  std::map<std::string, std::size_t> m_match_index;
+  std::vector<LogUnrecognised> m_unrecognised;
+  std::map<std::string, std::size_t> m_unrecognised_index;
+};
+
+/// Convenience for tests and small inputs: scans one whole text.
+LogExplanation explain_log_text(std::string_view text, const std::string& file);
+
+/// `pdcheck explain --format json` of logs.
+nlohmann::ordered_json log_explanation_to_json(const LogExplanation& e);
+
+/// The text report of `pdcheck explain LOG...`.
+std::string log_explanation_to_text(const LogExplanation& e);
+
+} // namespace pdcheck::check

@@ -1,0 +1,110 @@
+#include "cli/check_outputs.hpp"
+
+#include "report/check_render.hpp"
+#include "report/github.hpp"
+#include "report/junit.hpp"
+#include "report/sarif.hpp"
+#include "util/error.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+
+namespace pdcheck::cli {
+
+namespace {
+
+report::PathBase path_base(const std::string& sarif_root)
+{
+  namespace fs = std::filesystem;
+  const fs::path cwd = fs::current_path();
+  const fs::path root = sarif_root.empty() ? cwd : fs::absolute(sarif_root);
+  return report::PathBase{cwd.string(), root.lexically_normal().string()};
+}
+
+} // namespace
+
+const std::vector<std::string>& check_formats()
+{
+  static const std::vector<std::string> formats = {"text", "json", "sarif", "junit", "github"};
+  return formats;
+}
+
+bool is_ci_format(const std::string& format)
+{
+  return format == "sarif" || format == "junit" || format == "github";
+}
+
+CLI::Validator output_request_validator()
+{
+  return CLI::Validator(
+    [](std::string& word) -> std::string {
+      const auto eq = word.find('=');
+      const std::string format = word.substr(0, eq);
+      if (eq == std::string::npos || eq + 1 == word.size()) {
+        return "expected FORMAT=PATH, got '" + word + "'";
+      }
+      const auto& all = check_formats();
+      if (std::find(all.begin(), all.end(), format) == all.end()) {
+        return fmt::format("unknown format '{}' in '{}' (formats: {})", format, word, fmt::join(all, ", "));
+      }
+      return "";
+    },
+    "FORMAT=PATH");
+}
+
+std::string render_check_report(const std::string& format, const check::CheckInput& in, const check::CheckResult& r,
+                                Severity fail_on, const std::string& sarif_root)
+{
+  if (format == "json") {
+    return report::check_to_json(in, r, fail_on).dump(2) + "\n";
+  }
+  if (format == "sarif") {
+    report::SarifOptions o;
+    o.fail_on = fail_on;
+    o.paths = path_base(sarif_root);
+    return report::check_to_sarif(in, r, o).dump(2) + "\n";
+  }
+  if (format == "junit") {
+    return report::check_to_junit(in, r, fail_on);
+  }
+  if (format == "github") {
+    return report::check_to_github(in, r, fail_on, path_base(sarif_root));
+  }
+  report::RenderOptions ro;
+  ro.fail_on = fail_on;
+  ro.color = false;
+  return report::check_to_text(in, r, ro);
+}
+
+void write_check_outputs(const std::vector<std::string>& requests, const check::CheckInput& in,
+                         const check::CheckResult& r, Severity fail_on, const std::string& sarif_root,
+                         std::ostream& out)
+{
+  for (const std::string& word : requests) {
+    const auto eq = word.find('=');
+    const std::string format = word.substr(0, eq);
+    const std::string path = word.substr(eq + 1);
+    const std::string text = render_check_report(format, in, r, fail_on, sarif_root);
+    if (path == "-") {
+      out << text;
+      continue;
+    }
+    std::ofstream file(path, std::ios::binary | std::ios::trunc);
+    if (!file) {
+      throw InputError("--output " + path, std::string("cannot write: ") + std::strerror(errno));
+    }
+    file << text;
+    file.close();
+    if (!file) {
+      throw InputError("--output " + path, "write failed");
+    }
+  }
+}
+
+} // namespace pdcheck::cli

@@ -1,0 +1,167 @@
+#include "cli/command.hpp"
+#include "cli/options.hpp"
+#include "io/side_file.hpp"
+#include "probe/oob.hpp"
+#include "probe/probe_session.hpp"
+#include "probe/rdma.hpp"
+#include "probe/tcp_transport.hpp"
+#include "util/error.hpp"
+
+#include <fmt/format.h>
+
+#include <ostream>
+
+namespace pdcheck::cli {
+
+namespace {
+
+struct ProbeCliOptions
+{
+  std::string prefill_file;
+  std::string decode_file;
+  std::string listen;
+  std::string connect;
+  std::string transport = "auto";
+  std::string device;
+  int ib_port = 1;
+  int gid_index = -1;
+  std::string memory = "host";
+  int requests = 2;
+  int iterations = 1;
+  double timeout = 30;
+  int bad_state_indices = -1;
+  int slots = 4;
+  std::string format = "text";
+};
+
+/// --transport auto: RDMA when a device is present, else TCP (said in the report).
+std::string resolve_transport(const ProbeCliOptions& o, std::string& note)
+{
+  if (o.transport != "auto") {
+    return o.transport;
+  }
+  try {
+    probe::list_rdma_devices();
+    return "rdma";
+  } catch (const CannotRun& e) {
+    note = std::string("--transport auto chose tcp: ") + e.what();
+    return "tcp";
+  }
+}
+
+probe::TransportFactory factory_for(const ProbeCliOptions& o, const std::string& kind)
+{
+  if (kind == "rdma") {
+    probe::VerbsOptions v;
+    v.device = o.device;
+    v.ib_port = o.ib_port;
+    v.gid_index = o.gid_index;
+    return [v](const std::string&) { return probe::open_verbs_transport(v); };
+  }
+  const double timeout = o.timeout;
+  return [timeout](const std::string& bind_host) { return std::make_unique<probe::TcpTransport>(bind_host, timeout); };
+}
+
+probe::ProbeOptions session_options(const ProbeCliOptions& o)
+{
+  if (o.memory != "host") {
+    // The CUDA path (driver API loaded at run time) is not built yet; say so
+    // as "could not run" rather than silently probing host memory.
+    throw probe::ProbeError(probe::Phase::allocate,
+                            fmt::format("--memory {}: GPU memory is not implemented in this pdcheck build", o.memory),
+                            "use --memory host");
+  }
+  probe::ProbeOptions p;
+  p.requests = o.requests;
+  p.iterations = o.iterations;
+  p.timeout = o.timeout;
+  p.state_indices = o.bad_state_indices < 0 ? 1 : o.bad_state_indices;
+  p.slots = o.slots;
+  p.memory = o.memory;
+  return p;
+}
+
+int finish(const probe::ProbeReport& report, const ProbeCliOptions& o, const std::string& note, CommandContext& ctx)
+{
+  probe::ProbeReport r = report;
+  if (!note.empty()) {
+    r.notes.insert(r.notes.begin(), note);
+  }
+  if (o.format == "json") {
+    *ctx.out << probe::probe_to_json(r).dump(2) << "\n";
+  } else {
+    *ctx.out << probe::probe_to_text(r);
+  }
+  return r.exit_code;
+}
+
+void add_common(CLI::App* cmd, ProbeCliOptions& o)
+{
+  cmd->add_option("--transport", o.transport, "rdma, tcp or auto (RDMA when a device is present)")
+    ->check(CLI::IsMember({"rdma", "tcp", "auto"}));
+  cmd->add_option("--device", o.device, "RDMA device name (default: the first one)");
+  cmd->add_option("--ib-port", o.ib_port, "RDMA port number (default 1)")->check(CLI::Range(1, 255));
+  cmd->add_option("--gid-index", o.gid_index, "GID index (default: ranked choice, see `pdcheck devices`)")
+    ->check(CLI::Range(0, 65535));
+  cmd->add_option("--memory", o.memory, "host, or cuda:N (not implemented yet)");
+  cmd->add_option("--requests", o.requests, "requests per iteration (default 2)")->check(CLI::Range(1, 1000000));
+  cmd->add_option("--iterations", o.iterations, "iterations over the requests (default 1)")->check(CLI::Range(1, 1000000));
+  cmd->add_option("--timeout", o.timeout, "seconds for every connect, read and request (default 30)")
+    ->check(CLI::Range(0.1, 86400.0));
+  cmd->add_option("--bad-state-indices", o.bad_state_indices,
+                  "send 0 or 2 state indices per Mamba component instead of 1")
+    ->check(CLI::IsMember({0, 2}));
+  cmd->add_option("--slots", o.slots, "slots per state buffer (default 4; slot 0 is never used)")->check(CLI::Range(2, 1024));
+  add_format_option(cmd, o.format);
+}
+
+} // namespace
+
+void install_probe(CLI::App& app, CommandContext& ctx)
+{
+  auto o = std::make_shared<ProbeCliOptions>();
+  CLI::App* probe_cmd = app.add_subcommand("probe", "Move a real-shaped Mamba state between prefill and decode and "
+                                                    "verify every byte");
+  probe_cmd->require_subcommand(1);
+
+  CLI::App* serve = probe_cmd->add_subcommand("serve", "Decode end: listen, receive the state, verify it");
+  serve->add_option("decode", o->decode_file, "Decode side file")->required();
+  serve->add_option("--listen", o->listen, "ADDR:PORT to listen on")->required();
+  add_common(serve, *o);
+  serve->callback([o, &ctx] {
+    std::string note;
+    const sglang::Side decode = io::load_side_file(o->decode_file);
+    const probe::HostPort hp = probe::parse_host_port(o->listen, "--listen");
+    const probe::ProbeOptions po = session_options(*o);
+    const std::string kind = resolve_transport(*o, note);
+    ctx.exit_status = finish(probe::serve(decode, hp, po, factory_for(*o, kind)), *o, note, ctx);
+  });
+
+  CLI::App* send = probe_cmd->add_subcommand("send", "Prefill end: connect, fill, execute the plan");
+  send->add_option("prefill", o->prefill_file, "Prefill side file")->required();
+  send->add_option("--connect", o->connect, "HOST:PORT of `pdcheck probe serve`")->required();
+  add_common(send, *o);
+  send->callback([o, &ctx] {
+    std::string note;
+    const sglang::Side prefill = io::load_side_file(o->prefill_file);
+    const probe::HostPort hp = probe::parse_host_port(o->connect, "--connect");
+    const probe::ProbeOptions po = session_options(*o);
+    const std::string kind = resolve_transport(*o, note);
+    ctx.exit_status = finish(probe::send(prefill, hp, po, factory_for(*o, kind)), *o, note, ctx);
+  });
+
+  CLI::App* loop = probe_cmd->add_subcommand("loopback", "Both ends in one process over 127.0.0.1");
+  loop->add_option("prefill", o->prefill_file, "Prefill side file")->required();
+  loop->add_option("decode", o->decode_file, "Decode side file")->required();
+  add_common(loop, *o);
+  loop->callback([o, &ctx] {
+    std::string note;
+    const sglang::Side prefill = io::load_side_file(o->prefill_file);
+    const sglang::Side decode = io::load_side_file(o->decode_file);
+    const probe::ProbeOptions po = session_options(*o);
+    const std::string kind = resolve_transport(*o, note);
+    ctx.exit_status = finish(probe::loopback(prefill, decode, po, factory_for(*o, kind)), *o, note, ctx);
+  });
+}
+
+} // namespace pdcheck::cli

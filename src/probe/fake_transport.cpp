@@ -1,0 +1,107 @@
+#include "probe/fake_transport.hpp"
+
+#include <cstring>
+
+namespace pdcheck::probe {
+
+std::uint32_t FakeFabric::add(std::uint8_t* addr, std::uint64_t length)
+{
+  std::lock_guard lock(m_mutex);
+  const std::uint32_t key = m_next++;
+  m_regions[key] = Region{addr, length};
+  return key;
+}
+
+std::uint8_t* FakeFabric::resolve(std::uint32_t rkey, std::uint64_t remote_addr, std::uint64_t length)
+{
+  std::lock_guard lock(m_mutex);
+  auto it = m_regions.find(rkey);
+  if (it == m_regions.end()) {
+    return nullptr;
+  }
+  const auto base = reinterpret_cast<std::uint64_t>(it->second.addr);
+  if (remote_addr < base || remote_addr - base > it->second.length || length > it->second.length - (remote_addr - base)) {
+    return nullptr;
+  }
+  return it->second.addr + (remote_addr - base);
+}
+
+FakeVerbsTransport::FakeVerbsTransport(std::shared_ptr<FakeFabric> fabric, std::size_t max_outstanding,
+                                       std::optional<FakeFault> fault)
+  : m_fabric(std::move(fabric)),
+    m_max_outstanding(max_outstanding),
+    m_fault(std::move(fault))
+{
+}
+
+RegionKey FakeVerbsTransport::register_region(void* addr, std::uint64_t length)
+{
+  RegionKey k;
+  k.addr = reinterpret_cast<std::uint64_t>(addr);
+  k.length = length;
+  k.rkey = m_fabric->add(static_cast<std::uint8_t*>(addr), length);
+  k.lkey = k.rkey;
+  return k;
+}
+
+nlohmann::json FakeVerbsTransport::local_endpoint() const
+{
+  return {{"fabric", "in-process"}};
+}
+
+void FakeVerbsTransport::connect(const nlohmann::json& peer, bool, Deadline)
+{
+  if (peer.value("fabric", "") != "in-process") {
+    throw ProbeError(Phase::connect, "the peer is not on the in-process fake fabric", "both ends must use the fake");
+  }
+  m_connected = true;
+}
+
+void FakeVerbsTransport::post_writes(std::span<const WriteWork> batch)
+{
+  if (!m_connected) {
+    throw ProbeError(Phase::write, "ibv_post_send failed: QP not connected (EINVAL)", "connect before posting");
+  }
+  if (m_queue.size() + batch.size() > m_max_outstanding) {
+    // ibv_post_send fails with ENOMEM when the send queue is full.
+    throw ProbeError(Phase::write, "ibv_post_send failed: send queue full (ENOMEM)",
+                     "the bound on outstanding work requests");
+  }
+  for (const WriteWork& w : batch) {
+    m_queue.push_back(w);
+  }
+  m_peak = std::max(m_peak, m_queue.size());
+}
+
+std::size_t FakeVerbsTransport::poll(std::span<Completion> out, Deadline)
+{
+  // Work happens at poll time, in posting order, like a NIC draining its queue.
+  std::size_t n = 0;
+  while (!m_queue.empty() && n < out.size()) {
+    const WriteWork w = m_queue.front();
+    m_queue.pop_front();
+    const std::uint64_t index = m_posted++;
+    if (m_error_state) {
+      out[n++] = Completion{w.wr_id, false, "work request flushed error"};
+      continue;
+    }
+    if (m_fault && m_fault->fail_at == index) {
+      m_error_state = true;
+      out[n++] = Completion{w.wr_id, false, m_fault->status};
+      continue;
+    }
+    std::uint8_t* dst = m_fabric->resolve(w.rkey, w.remote_addr, w.length);
+    if (dst == nullptr) {
+      m_error_state = true;
+      out[n++] = Completion{w.wr_id, false, "remote access error"};
+      continue;
+    }
+    std::memcpy(dst, w.local, w.length);
+    if (w.signalled) {
+      out[n++] = Completion{w.wr_id, true, ""};
+    }
+  }
+  return n;
+}
+
+} // namespace pdcheck::probe

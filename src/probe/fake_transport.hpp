@@ -1,0 +1,75 @@
+#pragma once
+
+// An in-process fake of the verbs transport for tests: regions registered on a
+// shared FakeFabric get rkeys; writes are applied with the checks a NIC makes
+// (rkey known, range inside the region) and complete with RC semantics. Faults
+// can be injected to see how the transfer logic handles error completions and
+// partial failure. No verbs headers, no device.
+
+#include "probe/transport.hpp"
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+namespace pdcheck::probe {
+
+/// The "network" the fake transports share: every registered region by rkey.
+class FakeFabric
+{
+public:
+  std::uint32_t add(std::uint8_t* addr, std::uint64_t length);
+  /// The region `rkey` names, when [remote_addr, +length) lies inside it.
+  std::uint8_t* resolve(std::uint32_t rkey, std::uint64_t remote_addr, std::uint64_t length);
+
+private:
+  struct Region
+  {
+    std::uint8_t* addr;
+    std::uint64_t length;
+  };
+  std::mutex m_mutex;
+  std::map<std::uint32_t, Region> m_regions;
+  std::uint32_t m_next = 0x1000;
+};
+
+/// A fault to inject: the `fail_at`-th posted work request (0-based) completes
+/// with `status` and the queue pair goes to the error state.
+struct FakeFault
+{
+  std::uint64_t fail_at = 0;
+  std::string status = "transport retry counter exceeded";
+};
+
+class FakeVerbsTransport : public Transport
+{
+public:
+  FakeVerbsTransport(std::shared_ptr<FakeFabric> fabric, std::size_t max_outstanding = 64,
+                     std::optional<FakeFault> fault = std::nullopt);
+
+  std::string_view name() const override { return "fake-verbs"; }
+  RegionKey register_region(void* addr, std::uint64_t length) override;
+  nlohmann::json local_endpoint() const override;
+  void connect(const nlohmann::json& peer, bool initiator, Deadline deadline) override;
+  std::size_t max_outstanding() const override { return m_max_outstanding; }
+  void post_writes(std::span<const WriteWork> batch) override;
+  std::size_t poll(std::span<Completion> out, Deadline deadline) override;
+
+  /// Work requests posted so far (to assert batching and bounds in tests).
+  std::uint64_t posted() const { return m_posted; }
+  std::size_t peak_outstanding() const { return m_peak; }
+
+private:
+  std::shared_ptr<FakeFabric> m_fabric;
+  std::size_t m_max_outstanding;
+  std::optional<FakeFault> m_fault;
+  bool m_connected = false;
+  bool m_error_state = false;
+  std::deque<WriteWork> m_queue;
+  std::uint64_t m_posted = 0;
+  std::size_t m_peak = 0;
+};
+
+} // namespace pdcheck::probe

@@ -1,0 +1,177 @@
+#include "probe/side_wire.hpp"
+
+#include "probe/probe_error.hpp"
+#include "sglang/profile.hpp"
+#include "sglang/server_args.hpp"
+
+#include <fmt/format.h>
+
+namespace pdcheck::probe {
+
+namespace {
+
+struct Fnv
+{
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  void add(std::int64_t v)
+  {
+    for (int i = 0; i < 8; ++i) {
+      h ^= static_cast<std::uint8_t>(static_cast<std::uint64_t>(v) >> (8 * i));
+      h *= 0x100000001b3ULL;
+    }
+  }
+  void add(const std::string& s)
+  {
+    add(static_cast<std::int64_t>(s.size()));
+    for (char c : s) {
+      h ^= static_cast<std::uint8_t>(c);
+      h *= 0x100000001b3ULL;
+    }
+  }
+};
+
+nlohmann::json model_to_json(const model::ModelSpec& m)
+{
+  nlohmann::json j;
+  j["name"] = m.name;
+  j["source"] = m.source;
+  j["architecture"] = m.architecture;
+  j["model_type"] = m.model_type;
+  j["family"] = static_cast<int>(m.family);
+  j["num_hidden_layers"] = m.num_hidden_layers;
+  j["state_layer_ids"] = m.state_layer_ids;
+  j["intermediate_size"] = m.intermediate_size;
+  j["n_groups"] = m.n_groups;
+  j["num_heads"] = m.num_heads;
+  j["head_dim"] = m.head_dim;
+  j["state_size"] = m.state_size;
+  j["conv_kernel"] = m.conv_kernel;
+  j["kda_num_heads"] = m.kda_num_heads;
+  j["kda_head_dim"] = m.kda_head_dim;
+  j["kda_num_k_heads"] = m.kda_num_k_heads;
+  j["kda_head_k_dim"] = m.kda_head_k_dim;
+  j["config_ssm_dtype"] = m.config_ssm_dtype ? nlohmann::json(std::string(dtype_name(*m.config_ssm_dtype)))
+                                             : nlohmann::json();
+  j["num_attention_heads"] = m.num_attention_heads;
+  j["num_key_value_heads"] = m.num_key_value_heads;
+  j["num_attention_layers"] = m.num_attention_layers;
+  j["hybrid_mla"] = m.hybrid_mla;
+  return j;
+}
+
+model::ModelSpec model_from_json(const nlohmann::json& j)
+{
+  model::ModelSpec m;
+  m.name = j.at("name").get<std::string>();
+  m.source = j.at("source").get<std::string>();
+  m.architecture = j.at("architecture").get<std::string>();
+  m.model_type = j.at("model_type").get<std::string>();
+  const int family = j.at("family").get<int>();
+  if (family < 0 || family > static_cast<int>(model::StateFamily::short_conv)) {
+    throw std::out_of_range("family");
+  }
+  m.family = static_cast<model::StateFamily>(family);
+  m.num_hidden_layers = j.at("num_hidden_layers").get<int>();
+  m.state_layer_ids = j.at("state_layer_ids").get<std::vector<int>>();
+  m.intermediate_size = j.at("intermediate_size").get<std::int64_t>();
+  m.n_groups = j.at("n_groups").get<std::int64_t>();
+  m.num_heads = j.at("num_heads").get<std::int64_t>();
+  m.head_dim = j.at("head_dim").get<std::int64_t>();
+  m.state_size = j.at("state_size").get<std::int64_t>();
+  m.conv_kernel = j.at("conv_kernel").get<std::int64_t>();
+  m.kda_num_heads = j.at("kda_num_heads").get<std::int64_t>();
+  m.kda_head_dim = j.at("kda_head_dim").get<std::int64_t>();
+  m.kda_num_k_heads = j.at("kda_num_k_heads").get<std::int64_t>();
+  m.kda_head_k_dim = j.at("kda_head_k_dim").get<std::int64_t>();
+  if (!j.at("config_ssm_dtype").is_null()) {
+    m.config_ssm_dtype = parse_dtype(j.at("config_ssm_dtype").get<std::string>());
+  }
+  m.num_attention_heads = j.at("num_attention_heads").get<int>();
+  m.num_key_value_heads = j.at("num_key_value_heads").get<int>();
+  m.num_attention_layers = j.at("num_attention_layers").get<int>();
+  m.hybrid_mla = j.at("hybrid_mla").get<bool>();
+  return m;
+}
+
+} // namespace
+
+std::string layout_digest(const model::Layout& layout)
+{
+  Fnv f;
+  f.add(layout.tp_size);
+  f.add(layout.attn_tp_size);
+  f.add(layout.pp_size);
+  for (const model::RankLayout& r : layout.ranks) {
+    f.add(r.attn_tp_rank);
+    f.add(r.pp_rank);
+    f.add(r.unified ? 1 : 0);
+    for (const model::StateTensor& t : r.tensors) {
+      f.add(t.name);
+      f.add(static_cast<std::int64_t>(t.dtype));
+      for (std::int64_t d : t.per_slot_shape) {
+        f.add(d);
+      }
+      f.add(t.item_len);
+      f.add(t.slice_axis);
+      f.add(t.registered_dim);
+    }
+    for (const model::StateEntry& e : r.entries) {
+      f.add(e.tensor);
+      f.add(e.layer_id);
+      f.add(e.item_len);
+      f.add(e.dim);
+    }
+  }
+  return fmt::format("{:016x}", f.h);
+}
+
+nlohmann::json side_to_json(const sglang::Side& side)
+{
+  nlohmann::json j;
+  j["profile"] = side.profile.name;
+  j["model"] = model_to_json(side.model);
+  // The launch arguments as SGLang would see them again: every understood flag
+  // with its value. --config files were already folded into `given`.
+  std::vector<std::string> words;
+  for (const auto& [dest, origin] : side.args.given) {
+    if (dest == "config" || origin.flag.empty()) {
+      continue;
+    }
+    words.push_back(origin.flag.rfind("--", 0) == 0 ? origin.flag : "--" + origin.flag);
+    if (!origin.value.empty()) {
+      words.push_back(origin.value);
+    }
+  }
+  j["args"] = words;
+  j["env"] = side.args.env;
+  return j;
+}
+
+sglang::Side side_from_json(const nlohmann::json& j, sglang::Role role)
+{
+  sglang::Side side;
+  side.role = role;
+  side.origin = fmt::format("the peer's {} side", sglang::role_name(role));
+  try {
+    const std::string profile = j.at("profile").get<std::string>();
+    const sglang::Profile* p = sglang::find_profile(profile);
+    if (p == nullptr) {
+      throw ProbeError(Phase::handshake, fmt::format("the peer runs SGLang profile '{}', unknown to this pdcheck", profile),
+                       "that both hosts run the same pdcheck version");
+    }
+    side.profile = *p;
+    side.sglang = profile;
+    side.model = model_from_json(j.at("model"));
+    const auto words = j.at("args").get<std::vector<std::string>>();
+    const auto env = j.at("env").get<std::map<std::string, std::string>>();
+    side.args = sglang::parse_launch_args(words, side.origin, env);
+  } catch (const ProbeError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw ProbeError(Phase::handshake, fmt::format("the peer's side description is unusable: {}", e.what()),
+                     "that both hosts run the same pdcheck version");
+  }
+  return side;
+}
+
+} // namespace pdcheck::probe

@@ -1,0 +1,92 @@
+#pragma once
+
+// The narrow interface between the probe's transfer logic and the wire:
+// register memory, post batched one-sided writes, poll completions. Three
+// implementations speak it: libibverbs RC RDMA WRITE (verbs_transport.cpp, the
+// only code that touches verbs), TCP (tcp_transport.cpp, for hosts without
+// RDMA and for CI) and an in-process fake of the verbs semantics
+// (fake_transport.hpp, for tests of completions, error completions and
+// partial failure). All three follow RC rules: writes land in order, a write
+// outside a registered region fails with "remote access error", and after the
+// first error every later work request completes as "work request flushed".
+
+#include "probe/oob.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pdcheck::probe {
+
+/// A registered memory region: what the peer needs to write into it (addr,
+/// length, rkey) and what local posts need (lkey).
+struct RegionKey
+{
+  std::uint64_t addr = 0;
+  std::uint64_t length = 0;
+  std::uint32_t rkey = 0;
+  std::uint32_t lkey = 0;
+};
+
+/// One RDMA WRITE work request.
+struct WriteWork
+{
+  std::uint64_t wr_id = 0;
+  const std::uint8_t* local = nullptr;
+  std::uint32_t lkey = 0;
+  std::uint64_t remote_addr = 0;
+  std::uint32_t rkey = 0;
+  std::uint64_t length = 0;
+  bool signalled = false;
+};
+
+struct Completion
+{
+  std::uint64_t wr_id = 0;
+  bool ok = true;
+  std::string status; ///< verbs status text ("transport retry counter exceeded", ...) when !ok
+};
+
+class Transport
+{
+public:
+  virtual ~Transport() = default;
+
+  /// "rdma", "tcp" or "fake-verbs".
+  virtual std::string_view name() const = 0;
+
+  /// Registers [addr, addr + length) for local reads and remote writes.
+  /// Throws ProbeError(register_memory) with a hint (memlock limit, max_mr_size).
+  virtual RegionKey register_region(void* addr, std::uint64_t length) = 0;
+
+  /// What the peer needs to connect: QP number, PSN, GID, MTU (rdma) or the
+  /// data port (tcp). Goes into the handshake as is.
+  virtual nlohmann::json local_endpoint() const = 0;
+
+  /// Connects to the peer's endpoint. The target (decode) end is connected
+  /// first and must not block waiting for the initiator.
+  virtual void connect(const nlohmann::json& peer, bool initiator, Deadline deadline) = 0;
+
+  /// The most work requests that may be outstanding (posted, not completed).
+  virtual std::size_t max_outstanding() const = 0;
+
+  /// Posts writes in order. Throws ProbeError(write) when the transport
+  /// refuses the post itself (queue full, QP not connected).
+  virtual void post_writes(std::span<const WriteWork> batch) = 0;
+
+  /// Waits until at least one completion is ready or `deadline` passes; fills
+  /// `out` and returns how many were written (0 on timeout).
+  virtual std::size_t poll(std::span<Completion> out, Deadline deadline) = 0;
+
+  /// Port speed x width in Gb/s when known, else 0.
+  virtual double line_rate_gbps() const { return 0; }
+
+  /// Stops background work; returns teardown problems (never throws).
+  virtual std::vector<std::string> shutdown() { return {}; }
+};
+
+} // namespace pdcheck::probe

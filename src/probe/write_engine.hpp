@@ -1,0 +1,52 @@
+#pragma once
+
+// Executes a list of writes through a Transport the way SGLang's backends use
+// RDMA: work requests posted in batches, a signalled completion at the end of
+// each batch (RC completes in order, so it retires the whole batch), and never
+// more than a bounded number outstanding.
+
+#include "probe/transport.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace pdcheck::probe {
+
+/// One copy to perform: local source, remote destination.
+struct WriteOp
+{
+  const std::uint8_t* local = nullptr;
+  std::uint32_t lkey = 0;
+  std::uint64_t remote_addr = 0;
+  std::uint32_t rkey = 0;
+  std::uint64_t length = 0;
+};
+
+struct WriteOptions
+{
+  std::size_t batch = 16;           ///< work requests per post (one signalled)
+  std::size_t max_outstanding = 128;
+  std::uint64_t max_message = 1ull << 30; ///< longer writes are split (RC limit is 2^31)
+};
+
+struct WriteStats
+{
+  std::int64_t bytes = 0;          ///< bytes of successfully completed writes
+  std::int64_t work_requests = 0;  ///< posted
+  std::int64_t signalled = 0;
+  std::int64_t flushed = 0;        ///< completions flushed after the first error
+  std::optional<std::string> first_error; ///< status of the first failed completion
+  std::optional<std::uint64_t> failed_wr;
+  bool timed_out = false;
+};
+
+/// Posts every op (split at max_message), waits for all completions until
+/// `deadline`. Never throws for a failed completion (it is in the stats);
+/// post failures throw ProbeError(write).
+WriteStats execute_writes(Transport& transport, std::span<const WriteOp> ops, const WriteOptions& options,
+                          Deadline deadline);
+
+} // namespace pdcheck::probe

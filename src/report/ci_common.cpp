@@ -1,0 +1,219 @@
+#include "report/ci_common.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <map>
+
+namespace pdcheck::report {
+
+namespace {
+
+std::string pair_label(const Finding& f)
+{
+  if (f.prefill_rank && f.decode_rank) {
+    return fmt::format("P{}→D{}", *f.prefill_rank, *f.decode_rank);
+  }
+  if (f.decode_rank) {
+    return fmt::format("D{}", *f.decode_rank);
+  }
+  return "";
+}
+
+bool starts_with(std::string_view s, std::string_view prefix)
+{
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+std::string relative_uri(const std::string& file, const PathBase& base)
+{
+  namespace fs = std::filesystem;
+  fs::path p(file);
+  if (p.is_relative()) {
+    p = fs::path(base.cwd) / p;
+  }
+  p = p.lexically_normal();
+  const fs::path rel = p.lexically_relative(fs::path(base.root).lexically_normal());
+  if (rel.empty() || starts_with(rel.generic_string(), "..")) {
+    // Outside the repository: an absolute URI (GitHub code scanning rejects these,
+    // which is right: the file is not in the repository it scans).
+    return "file://" + p.generic_string();
+  }
+  return rel.generic_string();
+}
+
+std::optional<FileLocation> side_location(const sglang::Side& side, std::string_view preferred, const PathBase& base)
+{
+  if (side.locations.empty()) {
+    return std::nullopt;
+  }
+  for (std::string_view key : {preferred, std::string_view("args"), std::string_view("sglang"),
+                               std::string_view("model"), std::string_view("role")}) {
+    auto it = side.locations.find(std::string(key));
+    if (it != side.locations.end()) {
+      const sglang::SourceLocation& s = it->second;
+      return FileLocation{relative_uri(s.file.empty() ? side.origin : s.file, base), it->first,
+                          std::string(sglang::role_name(side.role)), s.line, s.column};
+    }
+  }
+  const auto& [key, s] = *side.locations.begin();
+  return FileLocation{relative_uri(s.file.empty() ? side.origin : s.file, base), key,
+                      std::string(sglang::role_name(side.role)), s.line, s.column};
+}
+
+} // namespace
+
+std::vector<FindingGroup> group_findings(const std::vector<Finding>& findings)
+{
+  std::vector<FindingGroup> groups;
+  std::map<std::string, std::size_t> index;
+  for (const Finding& f : findings) {
+    const std::string key = f.rule + "\n" + f.side + "\n" + f.runtime_error.value_or(f.message) + "\n" + f.message;
+    auto it = index.find(key);
+    if (it == index.end()) {
+      it = index.emplace(key, groups.size()).first;
+      groups.push_back({&f, {}});
+    }
+    const std::string label = pair_label(f);
+    if (!label.empty()) {
+      groups[it->second].pairs.push_back(label);
+    }
+  }
+  return groups;
+}
+
+std::string pairs_label(const FindingGroup& g, std::size_t limit)
+{
+  if (g.pairs.empty()) {
+    return "";
+  }
+  const std::size_t shown = std::min(g.pairs.size(), limit);
+  std::vector<std::string> first(g.pairs.begin(), g.pairs.begin() + static_cast<long>(shown));
+  return fmt::format("{}{}", fmt::join(first, " "), g.pairs.size() > shown ? " …" : "");
+}
+
+std::vector<RuleOutcome> rule_outcomes(const check::CheckInput& in, const check::CheckResult& r)
+{
+  using sglang::TransferBackend;
+  const TransferBackend backend = in.prefill.args.transfer_backend;
+  const bool servable = r.prefill_layout.servable() && r.decode_layout.servable();
+  const bool transfer = !r.pairs.empty();
+  const bool unified = in.prefill.args.enable_unified_memory || in.decode.args.enable_unified_memory;
+  const std::string backend_name(sglang::transfer_backend_name(backend));
+  const std::string no_transfer = "the check stopped before any state transfer was planned";
+
+  std::map<std::string, bool> has_finding;
+  for (const Finding& f : r.findings) {
+    has_finding[f.rule] = true;
+  }
+  // Why a rule cannot apply to this pair; nullopt when it applies.
+  auto why_not = [&](std::string_view id) -> std::optional<std::string> {
+    auto needs_transfer = [&]() -> std::optional<std::string> {
+      return transfer ? std::nullopt : std::optional<std::string>(no_transfer);
+    };
+    auto needs_backend = [&](TransferBackend b) -> std::optional<std::string> {
+      if (backend != b) {
+        return fmt::format("the pair uses the {} backend", backend_name);
+      }
+      return needs_transfer();
+    };
+    if (starts_with(id, "mooncake-")) {
+      return needs_backend(TransferBackend::mooncake);
+    }
+    if (id == "mori-registration-pack") {
+      return in.decode.args.transfer_backend == TransferBackend::mori
+               ? std::nullopt
+               : std::optional<std::string>(fmt::format("the decode uses the {} backend",
+                                                        sglang::transfer_backend_name(in.decode.args.transfer_backend)));
+    }
+    if (starts_with(id, "mori-")) {
+      return needs_backend(TransferBackend::mori);
+    }
+    if (starts_with(id, "nixl-")) {
+      return needs_backend(TransferBackend::nixl);
+    }
+    if (id == "startup-unified-memory") {
+      return unified ? std::nullopt : std::optional<std::string>("neither side enables --enable-unified-memory");
+    }
+    if (id == "unified-unequal-tp") {
+      if (!unified) {
+        return std::string("neither side enables --enable-unified-memory");
+      }
+      return needs_transfer();
+    }
+    if (starts_with(id, "bootstrap-") || id == "rank-mapping" || id == "registration-generation") {
+      return servable ? std::nullopt : std::optional<std::string>("a side cannot start, so it never bootstraps");
+    }
+    if (starts_with(id, "silent-")) {
+      return r.simulated_decode_ranks > 0 ? std::nullopt
+                                          : std::optional<std::string>("no decode rank's transfer could be simulated");
+    }
+    if (id == "unified-one-side" || id == "layer-pairing" || id == "state-slice" || starts_with(id, "state-index-") ||
+        id == "scheduler-state-indices") {
+      return needs_transfer();
+    }
+    return std::nullopt;
+  };
+
+  std::vector<RuleOutcome> out;
+  for (const Rule& rule : rules()) {
+    RuleOutcome o;
+    o.rule = &rule;
+    if (has_finding.count(std::string(rule.id))) {
+      o.status = RuleStatus::failed;
+    } else if (auto reason = why_not(rule.id)) {
+      o.status = RuleStatus::not_applicable;
+      o.reason = *reason;
+    }
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
+std::string_view rule_key(std::string_view id)
+{
+  if (id == "model-mismatch" || id == "startup-pp-layers") {
+    return "model";
+  }
+  if (id == "side-role") {
+    return "role";
+  }
+  if (id == "startup-backend-state" || id == "mori-registration-pack" || id == "registration-generation" ||
+      id == "layer-pairing" || id == "mori-component-count") {
+    return "sglang";
+  }
+  if (id == "mooncake-slot-size") {
+    return "env"; // SSM / conv dtypes often come from SGLANG_MAMBA_*_DTYPE; args when there is no env key
+  }
+  return "args";
+}
+
+std::vector<FileLocation> finding_locations(const Finding& f, const check::CheckInput& in, const PathBase& base)
+{
+  std::vector<FileLocation> out;
+  const std::string_view key = rule_key(f.rule);
+  const sglang::Side* first = f.side == "decode" ? &in.decode : &in.prefill;
+  const sglang::Side* second = first == &in.prefill ? &in.decode : &in.prefill;
+  if (auto loc = side_location(*first, key, base)) {
+    out.push_back(*loc);
+  }
+  if (f.side.empty()) {
+    // A pair finding is about both sides' settings.
+    if (auto loc = side_location(*second, key, base)) {
+      out.push_back(*loc);
+    }
+  }
+  return out;
+}
+
+std::string stable_hash(std::string_view text)
+{
+  std::uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return fmt::format("{:016x}", h);
+}
+
+} // namespace pdcheck::report

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Builds the .deb with CPack from an existing build tree, unpacks it into a
+# temporary root with `dpkg -x`, and checks what an installed system sees:
+# `pdcheck --version` runs, `man -w pdcheck` finds the page, the completions are
+# where bash-completion and zsh look for them.
+#   tests/packaging/test_deb.sh BUILD_DIR
+set -uo pipefail
+build=${1:?usage: test_deb.sh BUILD_DIR}
+build=$(cd "$build" && pwd)
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+status=0
+
+cmake --build "$build" --target pdcheck >/dev/null || { echo "build failed"; exit 1; }
+(cd "$build" && cpack -G DEB -B "$root/out" >"$root/cpack.log" 2>&1) || { echo "cpack failed"; cat "$root/cpack.log"; exit 1; }
+deb=$(ls "$root"/out/pdcheck_*.deb 2>/dev/null | head -n1)
+[[ -n $deb ]] || { echo "no .deb produced"; cat "$root/cpack.log"; exit 1; }
+echo "built $(basename "$deb")"
+dpkg-deb --info "$deb" | grep -E 'Package|Version|Depends' || true
+
+dpkg -x "$deb" "$root/sys"
+for f in usr/bin/pdcheck usr/share/man/man1/pdcheck.1 usr/share/bash-completion/completions/pdcheck \
+         usr/share/zsh/vendor-completions/_pdcheck; do
+  [[ -e $root/sys/$f ]] || { echo "missing /$f in the package"; status=1; }
+done
+
+version=$("$root/sys/usr/bin/pdcheck" --version) || { echo "pdcheck --version failed"; status=1; }
+echo "$version"
+grep -q '^pdcheck [0-9]' <<<"$version" || { echo "--version: no version line"; status=1; }
+grep -q '^profiles: ' <<<"$version" || { echo "--version: no profiles line"; status=1; }
+grep -q '^catalog revision: ' <<<"$version" || { echo "--version: no catalog revision line"; status=1; }
+
+page=$(MANPATH="$root/sys/usr/share/man" man -w pdcheck 2>&1) || { echo "man -w pdcheck failed: $page"; status=1; }
+[[ $page == "$root/sys/usr/share/man/man1/pdcheck.1"* ]] || { echo "man -w found '$page'"; status=1; }
+echo "man -w pdcheck: $page"
+
+bash -c 'source "$1" && complete -p pdcheck' _ "$root/sys/usr/share/bash-completion/completions/pdcheck" >/dev/null ||
+  { echo "bash completion does not register"; status=1; }
+[[ $status == 0 ]] && echo "package OK"
+exit $status

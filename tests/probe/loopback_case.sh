@@ -1,0 +1,53 @@
+#!/bin/sh
+# One loopback probe over TCP for one example pair. The expectation comes from
+# `pdcheck check` on the same pair:
+#   verdict passes                -> the probe verifies (exit 0, verified true)
+#   only silent-corruption errors -> the bytes fail verification (exit 1, bad bytes > 0)
+#   any other error               -> SGLang refuses or raises before/while sending (exit 1)
+set -u
+pdcheck=$1; pair=$2; schema=$3
+out=$(mktemp); trap 'rm -f "$out"' EXIT
+"$pdcheck" check "$pair/prefill.yaml" "$pair/decode.yaml" --format json > "$out"
+expect=$(python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+errors = [f for f in j["findings"] if f["severity"] == "error"]
+if not errors:
+    print("pass")
+elif all(f["kind"] == "silent_corruption" for f in errors):
+    print("corrupt")
+else:
+    print("refuse")
+' "$out")
+"$pdcheck" probe loopback "$pair/prefill.yaml" "$pair/decode.yaml" --transport tcp --slots 2 --requests 1 \
+  --timeout 120 --format json > "$out"
+rc=$?
+python3 - "$out" "$rc" "$expect" "$schema" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+rc, expect, schema_path = int(sys.argv[2]), sys.argv[3], sys.argv[4]
+try:
+    import jsonschema
+    jsonschema.validate(report, json.load(open(schema_path)))
+except ImportError:
+    pass
+v = report["verification"]
+bad = v["wrong_bytes"] + v["unwritten_bytes"] + v["stray_bytes"]
+def fail(msg):
+    print(f"expected {expect}: {msg}\n" + json.dumps(report, indent=1)[:4000])
+    sys.exit(1)
+if report["failure"] is not None:
+    fail("the probe could not run: " + report["failure"]["message"])
+if expect == "pass":
+    if rc != 0 or not report["verified"] or bad:
+        fail(f"exit {rc}, verified {report['verified']}, {bad} bad bytes")
+elif expect == "corrupt":
+    if rc != 1 or report["verified"] or bad == 0:
+        fail(f"exit {rc}, verified {report['verified']}, {bad} bad bytes")
+else:
+    if rc != 1 or report["verified"]:
+        fail(f"exit {rc}, verified {report['verified']}")
+    if not report["refusals"] and not any(q["sglang_error"] for q in report["requests"]):
+        fail("neither a refusal nor an SGLang error was reported")
+print(f"{expect}: exit {rc}, {v['bytes_checked']} bytes checked, {bad} bad")
+PY

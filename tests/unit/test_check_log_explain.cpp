@@ -1,0 +1,405 @@
+// `pdcheck explain LOG`: the matcher on inline logs (exact SGLang texts, the
+// values it extracts, the causes it derives from the numbers), and the CLI on
+// every bundled example log in examples/logs/.
+#include "check/log_explain.hpp"
+
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+using namespace pdcheck;
+using check::explain_log_text;
+
+namespace {
+
+std::string repeat(const std::string& value, int n)
+{
+  std::string out;
+  for (int i = 0; i < n; ++i) {
+    out += (i ? ", " : "") + value;
+  }
+  return out;
+}
+
+std::string m9(const std::string& src, const std::string& dst)
+{
+  return "Mamba state layouts differ between prefill and decode (src item_lens=[" + src + "], dst item_lens=[" + dst +
+         "]) and no per-tensor dim metadata is available to reslice. With --enable-unified-memory, prefill and "
+         "decode must both enable it and use equal attention TP sizes.";
+}
+
+const std::string k_src = repeat("49152", 36) + ", " + repeat("2097152", 36);
+
+struct Run
+{
+  int status = 0;
+  std::string out;
+};
+
+Run run_cli(const std::string& args)
+{
+  const std::string cmd = fmt::format("cd {} && {} {} 2>&1", PDCHECK_SOURCE_DIR, PDCHECK_BINARY, args);
+  Run r;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::array<char, 4096> buf{};
+  std::size_t n = 0;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) {
+    r.out.append(buf.data(), n);
+  }
+  const int status = pclose(pipe);
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+} // namespace
+
+TEST_CASE("explain: one entry against many is unified memory on one side", "[explain]")
+{
+  const std::string log = "[2025-11-03 09:15:12 TP0] RuntimeError: " + m9(k_src, "77266944") + "\n";
+  const auto e = explain_log_text(log, "p.log");
+  REQUIRE(e.matches.size() == 1);
+  const auto& m = e.matches[0];
+  CHECK(m.file == "p.log");
+  CHECK(m.line == 1);
+  CHECK(m.rule == "mooncake-layout-no-dims");
+  CHECK(m.runtime_error == "Mamba state layouts differ between prefill and decode (src item_lens=[" + k_src +
+                             "], dst item_lens=[77266944]) and no per-tensor dim metadata is available to reslice.");
+  CHECK(m.values["src_item_lens"].size() == 72);
+  CHECK(m.values["dst_item_lens"] == nlohmann::ordered_json::array({77266944}));
+  CHECK(m.causes == std::vector<std::string>{"unified_memory_one_side"});
+  CHECK(m.analysis["unified_side"] == "decode");
+  CHECK(m.explanation.find("Unified memory is enabled on the decode only") != std::string::npos);
+  CHECK(m.fix == "Enable --enable-unified-memory on both sides or on neither.");
+  CHECK(m.confirm.rfind("pdcheck check ", 0) == 0);
+  CHECK(e.unrecognised.empty());
+  CHECK(e.failures_found());
+}
+
+TEST_CASE("explain: every conv and temporal entry 2x with equal layer count is attention TP ratio 2", "[explain]")
+{
+  const std::string dst = repeat("24576", 36) + ", " + repeat("1048576", 36);
+  const std::string log = "x KVTransferError(bootstrap_room=61): Transfer thread failed because of " + m9(k_src, dst) +
+                          ". Prefill instance with bootstrap_port=8998 is dead.\n";
+  const auto e = explain_log_text(log, "d.log");
+  REQUIRE(e.matches.size() == 1);
+  const auto& m = e.matches[0];
+  CHECK(m.causes == std::vector<std::string>{"attn_tp_mismatch", "missing_dim_metadata"});
+  CHECK(m.analysis["attn_tp_ratio"] == "2");
+  CHECK(m.analysis["layers"] == 36);
+  CHECK(m.analysis["conv_ratio"] == "2");
+  CHECK(m.values["bootstrap_room"] == 61);
+  CHECK(m.values["bootstrap_port"] == 8998);
+  CHECK(m.explanation.find("the decode's attention TP is 2x the prefill's") != std::string::npos);
+}
+
+TEST_CASE("explain: temporal entries 2x with conv equal is an SSM dtype mismatch", "[explain]")
+{
+  const std::string dst = repeat("49152", 36) + ", " + repeat("1048576", 36);
+  const auto e = explain_log_text("RuntimeError: " + m9(k_src, dst) + "\n", "p.log");
+  REQUIRE(e.matches.size() == 1);
+  CHECK(e.matches[0].causes == std::vector<std::string>{"ssm_dtype_mismatch", "missing_dim_metadata"});
+  CHECK(e.matches[0].analysis["temporal_ratio"] == "2");
+  CHECK(e.matches[0].analysis["conv_ratio"] == "1");
+}
+
+TEST_CASE("explain: conv entries differing alone is a conv dtype mismatch; both differing is TP plus dtype",
+          "[explain]")
+{
+  const std::string conv_only = repeat("24576", 36) + ", " + repeat("2097152", 36);
+  CHECK(explain_log_text(m9(k_src, conv_only), "l").matches.at(0).causes ==
+        std::vector<std::string>{"conv_dtype_mismatch", "missing_dim_metadata"});
+  const std::string both = repeat("24576", 36) + ", " + repeat("524288", 36);
+  CHECK(explain_log_text(m9(k_src, both), "l").matches.at(0).causes ==
+        std::vector<std::string>{"attn_tp_mismatch", "ssm_dtype_mismatch", "missing_dim_metadata"});
+}
+
+TEST_CASE("explain: a divisor entry count is a pipeline mismatch", "[explain]")
+{
+  const std::string half = repeat("49152", 18) + ", " + repeat("2097152", 18);
+  const auto m = explain_log_text(m9(half, k_src), "l").matches.at(0);
+  CHECK(m.causes == std::vector<std::string>{"pp_mismatch", "missing_dim_metadata"});
+  CHECK(m.analysis["entry_ratio"] == 2);
+}
+
+TEST_CASE("explain: slot size mismatch factor 2 is an SSM dtype mismatch", "[explain]")
+{
+  const auto e = explain_log_text("RuntimeError: Prefill/Decode Mamba slot size mismatch (src=2097152, dst=1048576). "
+                                  "Configure matching persistent state layouts on both peers.\n",
+                                  "l");
+  REQUIRE(e.matches.size() == 1);
+  CHECK(e.matches[0].rule == "mooncake-slot-size");
+  CHECK(e.matches[0].runtime_error == "Prefill/Decode Mamba slot size mismatch (src=2097152, dst=1048576).");
+  CHECK(e.matches[0].values == nlohmann::ordered_json{{"src", 2097152}, {"dst", 1048576}});
+  CHECK(e.matches[0].causes == std::vector<std::string>{"ssm_dtype_mismatch"});
+}
+
+TEST_CASE("explain: Mori batched state indices inside the submission wrapper", "[explain]")
+{
+  const auto e = explain_log_text(
+    "E Transfer submission failed: PD state transfer failed: mamba requires single state index, got src=1, dst=2\n"
+    "E Transfer submission failed: PD state transfer failed: mamba requires single state index, got src=1, dst=2\n",
+    "m.log");
+  REQUIRE(e.matches.size() == 1);
+  CHECK(e.matches[0].rule == "mori-single-state-index");
+  CHECK(e.matches[0].count == 2);
+  CHECK(e.matches[0].lines == std::vector<std::int64_t>{1, 2});
+  CHECK(e.matches[0].causes == std::vector<std::string>{"batched_state_indices"});
+}
+
+TEST_CASE("explain: bootstrap texts give page size, kv dtype and pp causes with both values", "[explain]")
+{
+  const auto e = explain_log_text(
+    "RuntimeError: Page size mismatch: prefill server has page_size=64, but decode server has page_size=1. Both "
+    "servers must use the same --page-size value.\n"
+    "RuntimeError: KV cache dtype mismatch: prefill server has kv_cache_dtype=fp8_e4m3, but decode server has "
+    "kv_cache_dtype=auto. Both servers must use the same --kv-cache-dtype value.\n"
+    "AssertionError: ('Decode pp size (2) should be equal to prefill pp size (4) or 1',)\n",
+    "b.log");
+  REQUIRE(e.matches.size() == 3);
+  CHECK(e.matches[0].rule == "bootstrap-page-size");
+  CHECK(e.matches[0].values == nlohmann::ordered_json{{"prefill_page_size", 64}, {"decode_page_size", 1}});
+  CHECK(e.matches[0].causes == std::vector<std::string>{"page_size_mismatch"});
+  CHECK(e.matches[1].values ==
+        nlohmann::ordered_json{{"prefill_kv_cache_dtype", "fp8_e4m3"}, {"decode_kv_cache_dtype", "auto"}});
+  CHECK(e.matches[1].causes == std::vector<std::string>{"kv_cache_dtype_mismatch"});
+  CHECK(e.matches[2].rule == "bootstrap-pp-size");
+  CHECK(e.matches[2].line == 3);
+  CHECK(e.matches[2].causes == std::vector<std::string>{"pp_mismatch"});
+}
+
+TEST_CASE("explain: generic Python errors count only inside a disaggregation traceback or a wrapper", "[explain]")
+{
+  CHECK(explain_log_text("IndexError: list index out of range\n", "l").matches.empty());
+  const auto e = explain_log_text("  File \"/sglang/srt/disaggregation/mooncake/conn.py\", line 655, in "
+                                  "_send_mamba_state\n"
+                                  "    dst_index = int(dst_state_indices[0])\n"
+                                  "IndexError: list index out of range\n",
+                                  "l");
+  REQUIRE(e.matches.size() == 1);
+  CHECK(e.matches[0].rule == "state-index-empty");
+  CHECK(e.matches[0].line == 3);
+  CHECK(e.matches[0].causes == std::vector<std::string>{"empty_state_indices"});
+  CHECK(e.matches[0].analysis["traceback_frame"].get<std::string>().find("_send_mamba_state") != std::string::npos);
+}
+
+TEST_CASE("explain: JSON lines are matched on their decoded message and traceback", "[explain]")
+{
+  nlohmann::json line = {{"level", "ERROR"},
+                         {"message", "Exception in transfer worker"},
+                         {"exc_info", "Traceback (most recent call last):\nRuntimeError: Mamba should have single "
+                                      "state index"}};
+  const auto e = explain_log_text("{\"level\": \"INFO\", \"message\": \"ok\"}\n" + line.dump() + "\n", "j.jsonl");
+  REQUIRE(e.matches.size() == 1);
+  CHECK(e.matches[0].line == 2);
+  CHECK(e.matches[0].rule == "state-index-count");
+  CHECK(e.matches[0].causes == std::vector<std::string>{"batched_state_indices", "empty_state_indices"});
+  CHECK(e.unrecognised.empty());
+}
+
+TEST_CASE("explain: unknown PD-looking errors are listed, not dropped; ordinary lines are ignored", "[explain]")
+{
+  const auto e = explain_log_text(
+    "[TP0] Decode batch. #running-req: 8, error_count=0\n"
+    "[TP0] RuntimeError: Mooncake transfer engine failed to register decode buffer (errno 12)\n"
+    "[TP0] RuntimeError: Mooncake transfer engine failed to register decode buffer (errno 12)\n"
+    "[TP0] KVTransferError(bootstrap_room=7): Transfer thread failed because of something new. Prefill instance "
+    "with bootstrap_port=1 is dead.\n"
+    "ValueError: could not convert string to float: 'abc'\n",
+    "u.log");
+  CHECK(e.matches.empty());
+  REQUIRE(e.unrecognised.size() == 2);
+  CHECK(e.unrecognised[0].line == 2);
+  CHECK(e.unrecognised[0].count == 2);
+  CHECK(e.unrecognised[0].text ==
+        "[TP0] RuntimeError: Mooncake transfer engine failed to register decode buffer (errno 12)");
+  CHECK(e.unrecognised[1].line == 4);
+  CHECK(e.failures_found());
+}
+
+TEST_CASE("explain: the performance warning alone is a note, not a failure", "[explain]")
+{
+  const auto e = explain_log_text("Performance is NOT guaranteed when using different TP sizes for non-MLA models. \n",
+                                  "l");
+  REQUIRE(e.matches.size() == 1);
+  CHECK(e.matches[0].severity == "info");
+  CHECK_FALSE(e.failures_found());
+}
+
+TEST_CASE("explain: chunked feeding counts lines across chunks", "[explain]")
+{
+  check::LogScanner s("c.log");
+  s.feed("a\nb\n");
+  s.feed("c\nRuntimeError: Both PD peers must enable unified memory\n");
+  check::LogExplanation out;
+  s.finish(out);
+  REQUIRE(out.matches.size() == 1);
+  CHECK(out.matches[0].line == 4);
+  CHECK(out.matches[0].rule == "unified-one-side");
+}
+
+TEST_CASE("explain: every text the checker raises is recognised with its rule", "[explain]")
+{
+  // The runtime_error texts `pdcheck check` produces (checker.cpp, plan.cpp,
+  // sglang_utils.cpp, layout.cpp), one line each.
+  const std::vector<std::pair<std::string, std::string>> texts = {
+    {"AssertionError: 48 is not divisible by 32", "startup-divisibility"},
+    {"AssertionError: --enable-unified-memory with PD disaggregation supports only the mooncake transfer backend; "
+     "got 'nixl'.",
+     "startup-unified-memory"},
+    {"AssertionError: --enable-unified-memory with PD disaggregation does not support pipeline parallelism "
+     "(whole-envelope transfer has no per-layer entries to subset).",
+     "startup-unified-memory"},
+    {"AssertionError: --enable-unified-memory with PD disaggregation requires lazy compaction; unset "
+     "SGLANG_DISABLE_LAZY_COMPACTION.",
+     "startup-unified-memory"},
+    {"AssertionError: ('When prefill cp size is 1, attn cp size should be 1, but got 2',)", "bootstrap-cp-size"},
+    {"AssertionError: ('Decode cp size (2) should be equal to 1',)", "bootstrap-cp-size"},
+    {"struct.error: required argument is not an integer", "mori-registration-pack"},
+    {"AssertionError: Mamba should have single state index", "state-index-count"},
+    {"AssertionError: State indices count mismatch between Prefill and Decode", "state-index-count"},
+    {"RuntimeError: Both PD peers must enable unified memory", "unified-one-side"},
+    {"RuntimeError: Unified unequal-TP PD requires hybrid MLA, PP1/DCP1, and transfer layouts from both peers; "
+     "upgrade both servers",
+     "unified-unequal-tp"},
+    {"RuntimeError: --enable-unified-memory does not support different prefill / decode attention TP sizes "
+     "(prefill=2, decode=4): the whole-envelope state cannot be TP-resliced.",
+     "unified-unequal-tp"},
+    {"RuntimeError: PD state transfer failed: state component count mismatch (local=2, remote=1)",
+     "mori-component-count"},
+    {"RuntimeError: PD Disaggregation does NOT support PD different TP sizes for hybrid mamba models yet.",
+     "nixl-unequal-tp"},
+    {"ValueError: Layer metadata must be provided by both PD peers or neither", "layer-pairing"},
+    {"ValueError: Layer metadata length must match transfer entries: src metadata=3 entries=72, dst metadata=72 "
+     "entries=72",
+     "layer-pairing"},
+    {"ValueError: Decode peer is missing a transfer entry for model layer 41", "layer-pairing"},
+    {"ValueError: PP-heterogeneous transfer requires layer ids on both peers; got src=36 dst=72 entries",
+     "layer-pairing"},
+    {"ValueError: Mamba state replication metadata differs between prefill and decode", "state-slice"},
+    {"ValueError: Replicated Mamba state item lengths differ between prefill and decode: 4096 != 2048",
+     "state-slice"},
+    {"ValueError: Attention TP sizes must be positive for replicated-state transfer", "state-slice"},
+    {"ValueError: One attention TP size must divide the other for replicated-state transfer: src=3, dst=2",
+     "state-slice"},
+    {"ValueError: Source attention TP rank is out of range for replicated-state transfer: rank=4, size=4",
+     "state-slice"},
+    {"Transfer thread failed because of integer division or modulo by zero. Prefill instance with "
+     "bootstrap_port=1 is dead.",
+     "state-slice"},
+  };
+  for (const auto& [text, rule] : texts) {
+    INFO(text);
+    const auto e = explain_log_text(text + "\n", "l");
+    REQUIRE(e.matches.size() == 1);
+    CHECK(e.matches[0].rule == rule);
+    CHECK_FALSE(e.matches[0].causes.empty());
+    for (const std::string& c : e.matches[0].causes) {
+      const auto& names = check::log_cause_names();
+      CHECK(std::find(names.begin(), names.end(), c) != names.end());
+    }
+  }
+}
+
+TEST_CASE("explain: the JSON document has matches and unrecognised with the documented fields", "[explain]")
+{
+  const auto j = check::log_explanation_to_json(explain_log_text("RuntimeError: Both PD peers must enable unified "
+                                                                 "memory\n",
+                                                                 "x.log"));
+  REQUIRE(j["matches"].size() == 1);
+  for (const char* key : {"file", "line", "rule", "runtime_error", "values", "causes", "explanation", "fix"}) {
+    CHECK(j["matches"][0].contains(key));
+  }
+  CHECK(j["unrecognised"].is_array());
+}
+
+TEST_CASE("pdcheck explain: each bundled example log", "[explain][cli]")
+{
+  struct Case
+  {
+    const char* file;
+    int status;
+    const char* rule;
+    const char* cause;
+  };
+  const Case cases[] = {
+    {"mooncake-unified-one-side.prefill.log", 1, "mooncake-layout-no-dims", "unified_memory_one_side"},
+    {"kvtransfer-tp-ratio.decode.log", 1, "mooncake-layout-no-dims", "attn_tp_mismatch"},
+    {"ssm-dtype.prefill.jsonl", 1, "mooncake-layout-no-dims", "ssm_dtype_mismatch"},
+    {"mori-batched-indices.prefill.log", 1, "mori-single-state-index", "batched_state_indices"},
+    {"bootstrap-mismatch.decode.log", 1, "bootstrap-page-size", "page_size_mismatch"},
+    {"empty-state-indices.prefill.log", 1, "state-index-empty", "empty_state_indices"},
+    {"healthy.decode.log", 0, nullptr, nullptr},
+  };
+  std::size_t seen = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(PDCHECK_SOURCE_DIR) + "/examples/logs")) {
+    (void)entry;
+    ++seen;
+  }
+  CHECK(seen == std::size(cases)); // a new example log needs a case here
+  for (const Case& c : cases) {
+    INFO(c.file);
+    const Run r = run_cli(fmt::format("explain --format json examples/logs/{}", c.file));
+    CHECK(r.status == c.status);
+    const auto j = nlohmann::json::parse(r.out);
+    if (c.rule == nullptr) {
+      for (const auto& m : j["matches"]) {
+        CHECK(m["severity"] == "info");
+      }
+      CHECK(j["unrecognised"].empty());
+      continue;
+    }
+    bool found = false;
+    for (const auto& m : j["matches"]) {
+      if (m["rule"] == c.rule) {
+        found = true;
+        CHECK(std::find(m["causes"].begin(), m["causes"].end(), c.cause) != m["causes"].end());
+        CHECK(m["file"] == std::string("examples/logs/") + c.file);
+      }
+    }
+    CHECK(found);
+  }
+}
+
+TEST_CASE("pdcheck explain: bootstrap example lists the unknown Mooncake error as unrecognised", "[explain][cli]")
+{
+  const Run r = run_cli("explain --format json examples/logs/bootstrap-mismatch.decode.log");
+  const auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j["unrecognised"].size() == 1);
+  CHECK(j["unrecognised"][0]["line"] == 8);
+  CHECK(j["matches"].size() == 4);
+}
+
+TEST_CASE("pdcheck explain: rule ids, stdin, and errors", "[explain][cli]")
+{
+  const Run rule = run_cli("explain bootstrap-page-size");
+  CHECK(rule.status == 0);
+  CHECK(rule.out.rfind("bootstrap-page-size (bootstrap, error)\npage sizes differ\n", 0) == 0);
+
+  const Run typo = run_cli("explain bootstrap-page-sise");
+  CHECK(typo.status == 2);
+  CHECK(typo.out == "pdcheck: error: explain: unknown rule 'bootstrap-page-sise' (did you mean 'bootstrap-page-size'?)\n");
+
+  const Run missing = run_cli("explain no/such.log");
+  CHECK(missing.status == 2);
+  CHECK(missing.out == "pdcheck: error: no/such.log: cannot open log: No such file or directory\n");
+
+  const Run mixed = run_cli("explain bootstrap-page-size examples/logs/healthy.decode.log");
+  CHECK(mixed.status == 2);
+  CHECK(mixed.out == "pdcheck: error: explain: 'bootstrap-page-size' is a rule id: give one rule id, or log files, "
+                     "not both\n");
+
+  const Run stdin_run = run_cli("explain - < examples/logs/mori-batched-indices.prefill.log");
+  CHECK(stdin_run.status == 1);
+  CHECK(stdin_run.out.rfind("<stdin>:2: error [mori-single-state-index] (2 times)\n", 0) == 0);
+
+  const Run clean = run_cli("explain examples/logs/healthy.decode.log");
+  CHECK(clean.status == 0);
+  CHECK(clean.out.find("0 known PD failure(s), 1 note(s), 0 unrecognised\n") != std::string::npos);
+}

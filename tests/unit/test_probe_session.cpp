@@ -1,0 +1,159 @@
+#include "io/side_file.hpp"
+#include "probe/fake_transport.hpp"
+#include "probe/probe_session.hpp"
+#include "probe/tcp_transport.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <thread>
+
+using namespace pdcheck;
+using namespace pdcheck::probe;
+
+namespace {
+
+sglang::Side side(sglang::Role role, const std::string& args, const std::string& model = "falcon-h1-1.5b",
+                  const std::string& version = "0.5.11")
+{
+  const std::string mode = role == sglang::Role::prefill ? "prefill" : "decode";
+  return io::side_from_args(role, args + " --disaggregation-mode " + mode, model, version, {}, "test " + mode);
+}
+
+TransportFactory fake_factory()
+{
+  auto fabric = std::make_shared<FakeFabric>();
+  return [fabric](const std::string&) { return std::make_unique<FakeVerbsTransport>(fabric); };
+}
+
+TransportFactory tcp_factory()
+{
+  return [](const std::string& host) { return std::make_unique<TcpTransport>(host, 10); };
+}
+
+ProbeOptions small()
+{
+  ProbeOptions o;
+  o.requests = 2;
+  o.slots = 3;
+  o.timeout = 20;
+  return o;
+}
+
+} // namespace
+
+TEST_CASE("probe::loopback: a compatible pair verifies over the fake verbs and over TCP", "[probe]")
+{
+  const auto p = side(sglang::Role::prefill, "--tp 1");
+  const auto d = side(sglang::Role::decode, "--tp 1");
+  for (const auto& [name, factory] : {std::pair{"fake", fake_factory()}, std::pair{"tcp", tcp_factory()}}) {
+    INFO(name);
+    const ProbeReport r = loopback(p, d, small(), factory);
+    INFO(probe_to_text(r));
+    CHECK(r.verified);
+    CHECK(r.exit_code == 0);
+    CHECK(r.requests.size() == 2);
+    CHECK(r.tally.bytes > 0);
+    CHECK(r.bytes == r.tally.bytes);
+    CHECK_FALSE(r.failure);
+    for (const RequestReport& q : r.requests) {
+      CHECK(q.outcome == "verified");
+      CHECK(q.dst_slot != 0);
+    }
+  }
+}
+
+TEST_CASE("probe::loopback: Mori with two state indices fails with SGLang's exact message", "[probe]")
+{
+  const auto p = side(sglang::Role::prefill, "--tp 1 --disaggregation-transfer-backend mori");
+  const auto d = side(sglang::Role::decode, "--tp 1 --disaggregation-transfer-backend mori");
+  ProbeOptions o = small();
+  o.state_indices = 2;
+  const ProbeReport r = loopback(p, d, o, fake_factory());
+  INFO(probe_to_text(r));
+  CHECK_FALSE(r.verified);
+  CHECK(r.exit_code == 1);
+  REQUIRE_FALSE(r.requests.empty());
+  CHECK(r.requests[0].outcome == "failed");
+  CHECK(r.requests[0].sglang_error == "PD state transfer failed: mamba requires single state index, got src=1, dst=2");
+}
+
+TEST_CASE("probe::loopback: empty state indices: Mori skips (never arrives), Mooncake fails", "[probe]")
+{
+  ProbeOptions o = small();
+  o.state_indices = 0;
+  SECTION("mori")
+  {
+    const auto p = side(sglang::Role::prefill, "--tp 1 --disaggregation-transfer-backend mori");
+    const auto d = side(sglang::Role::decode, "--tp 1 --disaggregation-transfer-backend mori");
+    const ProbeReport r = loopback(p, d, o, fake_factory());
+    INFO(probe_to_text(r));
+    CHECK_FALSE(r.verified);
+    CHECK(r.exit_code == 1);
+    REQUIRE_FALSE(r.requests.empty());
+    CHECK(r.requests[0].outcome == "skipped");
+    CHECK(r.tally.unwritten > 0);
+    CHECK(r.tally.wrong == 0);
+    REQUIRE_FALSE(r.tally.ranges.empty());
+    CHECK(r.tally.ranges[0].never_arrived);
+  }
+  SECTION("mooncake")
+  {
+    const auto p = side(sglang::Role::prefill, "--tp 1");
+    const auto d = side(sglang::Role::decode, "--tp 1");
+    const ProbeReport r = loopback(p, d, o, fake_factory());
+    INFO(probe_to_text(r));
+    CHECK(r.exit_code == 1);
+    REQUIRE_FALSE(r.requests.empty());
+    CHECK(r.requests[0].outcome == "failed");
+    CHECK(r.requests[0].sglang_error == "list index out of range");
+  }
+}
+
+TEST_CASE("probe::run_decode_end: refuses a peer of another protocol version with the reason", "[probe]")
+{
+  const auto d = side(sglang::Role::decode, "--tp 1");
+  const Listener l = Listener::bind("127.0.0.1", 0, Phase::handshake);
+  nlohmann::json answer;
+  std::thread peer([&] {
+    Fd fd = connect_to("127.0.0.1", l.port(), Deadline::after(5), Phase::handshake);
+    send_message(fd.get(),
+                 {{"type", "hello"}, {"magic", k_magic}, {"protocol", 99}, {"pdcheck_version", "9.9"}, {"role", "prefill"},
+                  {"transport", "fake-verbs"}},
+                 Deadline::after(5), Phase::handshake);
+    answer = recv_message(fd.get(), Deadline::after(5), Phase::handshake);
+  });
+  Fd oob = l.accept(Deadline::after(5), Phase::handshake);
+  auto fabric = std::make_shared<FakeFabric>();
+  FakeVerbsTransport t(fabric);
+  ProbeOptions o = small();
+  o.timeout = 5;
+  const ProbeReport r = run_decode_end(d, o, std::move(oob), t);
+  peer.join();
+  CHECK(answer["type"] == "refuse");
+  CHECK(answer["reason"].get<std::string>().find("protocol 99") != std::string::npos);
+  REQUIRE(r.failure);
+  CHECK(r.failure->phase == "handshake");
+  CHECK(r.exit_code == 3);
+}
+
+TEST_CASE("probe::loopback: a peer that never answers is a timeout naming the phase", "[probe]")
+{
+  const auto p = side(sglang::Role::prefill, "--tp 1");
+  const Listener l = Listener::bind("127.0.0.1", 0, Phase::handshake);
+  std::thread silent([&] {
+    Fd fd = l.accept(Deadline::after(5), Phase::handshake);
+    // Long enough that the prefill (fill and all) reaches its handshake deadline first.
+    std::this_thread::sleep_for(std::chrono::milliseconds(3000));
+  });
+  Fd oob = connect_to("127.0.0.1", l.port(), Deadline::after(5), Phase::handshake);
+  auto fabric = std::make_shared<FakeFabric>();
+  FakeVerbsTransport t(fabric);
+  ProbeOptions o = small();
+  o.timeout = 0.3;
+  const ProbeReport r = run_prefill_end(p, o, std::move(oob), t, "127.0.0.1");
+  silent.join();
+  REQUIRE(r.failure);
+  CHECK(r.failure->phase == "handshake");
+  CHECK(r.failure->message.find("timed out") != std::string::npos);
+  CHECK(r.exit_code == 3);
+}

@@ -1,0 +1,206 @@
+#include "probe/fake_transport.hpp"
+#include "probe/oob.hpp"
+#include "probe/tcp_transport.hpp"
+#include "probe/write_engine.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <numeric>
+#include <thread>
+#include <vector>
+
+using namespace pdcheck::probe;
+
+namespace {
+
+std::vector<std::uint8_t> ramp(std::size_t n)
+{
+  std::vector<std::uint8_t> v(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    v[i] = static_cast<std::uint8_t>(i * 7 + 1);
+  }
+  return v;
+}
+
+/// `count` writes of `chunk` bytes from src to the same offsets of dst.
+std::vector<WriteOp> chunks(const std::vector<std::uint8_t>& src, const RegionKey& local, const RegionKey& remote,
+                            std::size_t chunk)
+{
+  std::vector<WriteOp> ops;
+  for (std::size_t at = 0; at < src.size(); at += chunk) {
+    ops.push_back(WriteOp{src.data() + at, local.lkey, remote.addr + at, remote.rkey,
+                          std::min<std::uint64_t>(chunk, src.size() - at)});
+  }
+  return ops;
+}
+
+} // namespace
+
+TEST_CASE("probe::execute_writes: batches, bounded outstanding, every byte placed (fake verbs)", "[probe]")
+{
+  auto fabric = std::make_shared<FakeFabric>();
+  FakeVerbsTransport target(fabric);
+  FakeVerbsTransport initiator(fabric, 16);
+  std::vector<std::uint8_t> src = ramp(100000);
+  std::vector<std::uint8_t> dst(src.size(), 0);
+  const RegionKey lk = initiator.register_region(src.data(), src.size());
+  const RegionKey rk = target.register_region(dst.data(), dst.size());
+  target.connect(initiator.local_endpoint(), false, Deadline::never());
+  initiator.connect(target.local_endpoint(), true, Deadline::never());
+
+  WriteOptions opt;
+  opt.batch = 4;
+  opt.max_outstanding = 12;
+  const auto ops = chunks(src, lk, rk, 1000);
+  const WriteStats s = execute_writes(initiator, ops, opt, Deadline::after(5));
+  CHECK_FALSE(s.first_error);
+  CHECK(s.work_requests == 100);
+  CHECK(s.signalled == 25);
+  CHECK(s.bytes == 100000);
+  CHECK(dst == src);
+  CHECK(initiator.peak_outstanding() <= 12);
+}
+
+TEST_CASE("probe::execute_writes: splits writes longer than the message limit", "[probe]")
+{
+  auto fabric = std::make_shared<FakeFabric>();
+  FakeVerbsTransport t(fabric);
+  std::vector<std::uint8_t> src = ramp(10000);
+  std::vector<std::uint8_t> dst(src.size(), 0);
+  const RegionKey lk = t.register_region(src.data(), src.size());
+  const RegionKey rk = t.register_region(dst.data(), dst.size());
+  t.connect(t.local_endpoint(), true, Deadline::never());
+  WriteOptions opt;
+  opt.max_message = 3000;
+  const std::vector<WriteOp> ops = {WriteOp{src.data(), lk.lkey, rk.addr, rk.rkey, 10000}};
+  const WriteStats s = execute_writes(t, ops, opt, Deadline::after(5));
+  CHECK(s.work_requests == 4);
+  CHECK(dst == src);
+}
+
+TEST_CASE("probe::execute_writes: an error completion stops the transfer and flushes the rest", "[probe]")
+{
+  auto fabric = std::make_shared<FakeFabric>();
+  FakeVerbsTransport target(fabric);
+  FakeVerbsTransport initiator(fabric, 64, FakeFault{10, "transport retry counter exceeded"});
+  std::vector<std::uint8_t> src = ramp(40000);
+  std::vector<std::uint8_t> dst(src.size(), 0);
+  const RegionKey lk = initiator.register_region(src.data(), src.size());
+  const RegionKey rk = target.register_region(dst.data(), dst.size());
+  initiator.connect(target.local_endpoint(), true, Deadline::never());
+  WriteOptions opt;
+  opt.batch = 8;
+  opt.max_outstanding = 32;
+  const WriteStats s = execute_writes(initiator, chunks(src, lk, rk, 1000), opt, Deadline::after(5));
+  REQUIRE(s.first_error);
+  CHECK(*s.first_error == "transport retry counter exceeded");
+  CHECK(s.failed_wr == 10u);
+  // Partial failure: the first ten writes landed, the failed one and later did not.
+  CHECK(std::equal(src.begin(), src.begin() + 10000, dst.begin()));
+  CHECK(std::all_of(dst.begin() + 10000, dst.end(), [](std::uint8_t b) { return b == 0; }));
+  CHECK(s.bytes == 10000);
+  CHECK(s.flushed > 0);
+  // Nothing more was posted once the error was seen.
+  CHECK(s.work_requests < 40);
+}
+
+TEST_CASE("probe::execute_writes: a write outside the registered region is a remote access error", "[probe]")
+{
+  auto fabric = std::make_shared<FakeFabric>();
+  FakeVerbsTransport t(fabric);
+  std::vector<std::uint8_t> src = ramp(2000);
+  std::vector<std::uint8_t> dst(1000, 0);
+  const RegionKey lk = t.register_region(src.data(), src.size());
+  const RegionKey rk = t.register_region(dst.data(), dst.size());
+  t.connect(t.local_endpoint(), true, Deadline::never());
+  const std::vector<WriteOp> ops = {WriteOp{src.data(), lk.lkey, rk.addr + 500, rk.rkey, 1000}};
+  const WriteStats s = execute_writes(t, ops, WriteOptions{}, Deadline::after(5));
+  REQUIRE(s.first_error);
+  CHECK(*s.first_error == "remote access error");
+}
+
+TEST_CASE("probe::TcpTransport: writes land in the target's registered memory over loopback", "[probe]")
+{
+  TcpTransport target("127.0.0.1", 5);
+  TcpTransport initiator("127.0.0.1", 5);
+  std::vector<std::uint8_t> src = ramp(3 << 20);
+  std::vector<std::uint8_t> dst(src.size(), 0);
+  const RegionKey lk = initiator.register_region(src.data(), src.size());
+  const RegionKey rk = target.register_region(dst.data(), dst.size());
+  target.connect(initiator.local_endpoint(), false, Deadline::after(5));
+  nlohmann::json peer = target.local_endpoint();
+  peer["host"] = "127.0.0.1";
+  initiator.connect(peer, true, Deadline::after(5));
+
+  SECTION("every byte arrives, completions come back")
+  {
+    const WriteStats s = execute_writes(initiator, chunks(src, lk, rk, 65536), WriteOptions{}, Deadline::after(10));
+    CHECK_FALSE(s.first_error);
+    CHECK(s.bytes == static_cast<std::int64_t>(src.size()));
+    CHECK(dst == src);
+  }
+  SECTION("out of bounds: remote access error, later writes flushed and not placed")
+  {
+    std::vector<WriteOp> ops = {WriteOp{src.data(), lk.lkey, rk.addr + dst.size() - 10, rk.rkey, 100},
+                                WriteOp{src.data(), lk.lkey, rk.addr, rk.rkey, 100}};
+    WriteOptions opt;
+    opt.batch = 1;
+    const WriteStats s = execute_writes(initiator, ops, opt, Deadline::after(10));
+    REQUIRE(s.first_error);
+    CHECK(*s.first_error == "remote access error");
+    CHECK(dst[0] == 0);
+  }
+  CHECK(initiator.shutdown().empty());
+  CHECK(target.shutdown().empty());
+}
+
+TEST_CASE("probe::oob: every wait has a deadline", "[probe]")
+{
+  const Listener l = Listener::bind("127.0.0.1", 0, Phase::handshake);
+  CHECK(l.port() > 0);
+
+  SECTION("accept without a peer times out with the phase and a hint")
+  {
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+      l.accept(Deadline::after(0.2), Phase::handshake);
+      FAIL("accept returned");
+    } catch (const ProbeError& e) {
+      CHECK(e.phase() == Phase::handshake);
+      CHECK(std::string(e.what()).rfind("handshake: no peer connected", 0) == 0);
+      CHECK_FALSE(e.hint().empty());
+    }
+    CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(2));
+  }
+  SECTION("a silent peer times out a read; a closed one is named")
+  {
+    Fd client = connect_to("127.0.0.1", l.port(), Deadline::after(2), Phase::handshake);
+    Fd server = l.accept(Deadline::after(2), Phase::handshake);
+    CHECK_THROWS_WITH(recv_message(server.get(), Deadline::after(0.2), Phase::handshake),
+                      Catch::Contains("timed out waiting for the peer"));
+    send_message(client.get(), {{"type", "hello"}, {"n", 1}}, Deadline::after(1), Phase::handshake);
+    CHECK(recv_message(server.get(), Deadline::after(1), Phase::handshake)["n"] == 1);
+    client = Fd();
+    CHECK_THROWS_WITH(recv_message(server.get(), Deadline::after(1), Phase::handshake),
+                      Catch::Contains("peer closed the connection"));
+  }
+  SECTION("garbage from a non-pdcheck peer is refused")
+  {
+    Fd client = connect_to("127.0.0.1", l.port(), Deadline::after(2), Phase::handshake);
+    Fd server = l.accept(Deadline::after(2), Phase::handshake);
+    const char junk[] = "GET / HTTP/1.1\r\n\r\n";
+    send_all(client.get(), junk, sizeof junk - 1, Deadline::after(1), Phase::handshake);
+    CHECK_THROWS_WITH(recv_message(server.get(), Deadline::after(1), Phase::handshake),
+                      Catch::Contains("not a pdcheck probe peer"));
+  }
+}
+
+TEST_CASE("probe::parse_host_port: strict forms", "[probe]")
+{
+  CHECK(parse_host_port("10.0.0.1:18515", "--connect").port == 18515);
+  CHECK(parse_host_port("[::1]:5", "--connect").host == "::1");
+  CHECK(parse_host_port(":7000", "--listen").host == "0.0.0.0");
+  CHECK_THROWS_AS(parse_host_port("host", "--connect"), pdcheck::InputError);
+  CHECK_THROWS_AS(parse_host_port("host:99999", "--connect"), pdcheck::InputError);
+}

@@ -1,0 +1,181 @@
+// SARIF, JUnit and GitHub renderers on example pairs: stable rule ids and
+// metadata, locations at the offending side-file key, fingerprints, pass /
+// notApplicable results, one JUnit testcase per rule and rank-pair group, and
+// GitHub's escaping. (tests/sarif validates real SARIF with the Multitool.)
+#include "check/checker.hpp"
+#include "io/side_file.hpp"
+#include "report/ci_common.hpp"
+#include "report/github.hpp"
+#include "report/junit.hpp"
+#include "report/sarif.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace pdcheck;
+
+namespace {
+
+const std::string k_root = PDCHECK_SOURCE_DIR;
+
+struct Pair
+{
+  check::CheckInput in;
+  check::CheckResult result;
+};
+
+Pair load_pair(const std::string& name)
+{
+  Pair p;
+  p.in.prefill = io::load_side_file(k_root + "/examples/pairs/" + name + "/prefill.yaml");
+  p.in.decode = io::load_side_file(k_root + "/examples/pairs/" + name + "/decode.yaml");
+  p.result = check::run_check(p.in);
+  return p;
+}
+
+report::SarifOptions sarif_options()
+{
+  report::SarifOptions o;
+  o.paths = report::PathBase{k_root, k_root};
+  return o;
+}
+
+const nlohmann::ordered_json* result_for(const nlohmann::ordered_json& sarif, const std::string& rule)
+{
+  for (const auto& r : sarif["runs"][0]["results"]) {
+    if (r["ruleId"] == rule) {
+      return &r;
+    }
+  }
+  return nullptr;
+}
+
+} // namespace
+
+TEST_CASE("sarif: the driver lists every rule with stable id, title, help and level", "[report][sarif]")
+{
+  const Pair p = load_pair("page-size-mismatch");
+  const auto s = report::check_to_sarif(p.in, p.result, sarif_options());
+  CHECK(s["version"] == "2.1.0");
+  CHECK(s["$schema"] == "https://json.schemastore.org/sarif-2.1.0.json");
+  const auto& rules_json = s["runs"][0]["tool"]["driver"]["rules"];
+  REQUIRE(rules_json.size() == rules().size());
+  for (std::size_t i = 0; i < rules().size(); ++i) {
+    CHECK(rules_json[i]["id"] == rules()[i].id);
+    CHECK(rules_json[i]["shortDescription"]["text"] == rules()[i].title);
+    CHECK(rules_json[i]["help"]["text"].get<std::string>().find(std::string(rules()[i].fix)) != std::string::npos);
+  }
+  CHECK(rules_json[0]["name"] == "StartupParallelSizes");
+}
+
+TEST_CASE("sarif: a bootstrap finding points at the decode's args key, repository-relative", "[report][sarif]")
+{
+  const Pair p = load_pair("page-size-mismatch");
+  const auto s = report::check_to_sarif(p.in, p.result, sarif_options());
+  const auto* r = result_for(s, "bootstrap-page-size");
+  REQUIRE(r != nullptr);
+  CHECK((*r)["kind"] == "fail");
+  CHECK((*r)["level"] == "error");
+  const auto& loc = (*r)["locations"][0];
+  CHECK(loc["physicalLocation"]["artifactLocation"]["uri"] == "examples/pairs/page-size-mismatch/decode.yaml");
+  CHECK(loc["physicalLocation"]["region"]["startLine"] == 4);
+  CHECK(loc["physicalLocation"]["region"]["startColumn"] == 1);
+  CHECK(loc["logicalLocations"][0]["fullyQualifiedName"] == "decode.args");
+  CHECK((*r)["partialFingerprints"]["pdcheck/v1"].get<std::string>().size() == 16);
+  CHECK((*r)["properties"]["runtimeError"].get<std::string>().rfind("RuntimeError: Page size mismatch", 0) == 0);
+}
+
+TEST_CASE("sarif: fingerprints are stable across runs and ignore sizes", "[report][sarif]")
+{
+  const Pair p = load_pair("page-size-mismatch");
+  const auto a = report::check_to_sarif(p.in, p.result, sarif_options());
+  const auto b = report::check_to_sarif(p.in, p.result, sarif_options());
+  CHECK(a == b);
+  CHECK(report::stable_hash("abc") == "e71fa2190541574b");
+}
+
+TEST_CASE("sarif: rules without findings pass or do not apply, with the reason", "[report][sarif]")
+{
+  const Pair p = load_pair("page-size-mismatch");
+  const auto s = report::check_to_sarif(p.in, p.result, sarif_options());
+  const auto* pass = result_for(s, "model-mismatch");
+  REQUIRE(pass != nullptr);
+  CHECK((*pass)["kind"] == "pass");
+  CHECK((*pass)["level"] == "none");
+  CHECK((*pass)["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] ==
+        "examples/pairs/page-size-mismatch/prefill.yaml");
+  const auto* na = result_for(s, "mori-component-count");
+  REQUIRE(na != nullptr);
+  CHECK((*na)["kind"] == "notApplicable");
+  CHECK((*na)["message"]["text"] == "not applicable: the pair uses the mooncake backend");
+  // One result per rule without findings, plus one per finding group.
+  CHECK(s["runs"][0]["results"].size() >= rules().size());
+}
+
+TEST_CASE("sarif: the seed pair's transfer error is a fail result at the prefill args key", "[report][sarif]")
+{
+  const Pair p = load_pair("seed-mooncake-unified-one-side");
+  const auto s = report::check_to_sarif(p.in, p.result, sarif_options());
+  const auto* r = result_for(s, "mooncake-layout-no-dims");
+  REQUIRE(r != nullptr);
+  CHECK((*r)["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] ==
+        "examples/pairs/seed-mooncake-unified-one-side/prefill.yaml");
+  CHECK((*r)["locations"][0]["physicalLocation"]["region"]["startLine"] == 7);
+  CHECK(s["runs"][0]["properties"]["verdict"] == "incompatible");
+}
+
+TEST_CASE("sarif: a side file outside the root gets an absolute file URI", "[report][sarif]")
+{
+  const Pair p = load_pair("page-size-mismatch");
+  report::SarifOptions o = sarif_options();
+  o.paths.root = k_root + "/tests";
+  const auto s = report::check_to_sarif(p.in, p.result, o);
+  const auto* r = result_for(s, "bootstrap-page-size");
+  REQUIRE(r != nullptr);
+  CHECK((*r)["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] ==
+        "file://" + k_root + "/examples/pairs/page-size-mismatch/decode.yaml");
+}
+
+TEST_CASE("junit: one testcase per rule, failures for findings, skipped for rules that do not apply",
+          "[report][junit]")
+{
+  const Pair p = load_pair("page-size-mismatch");
+  const std::string x = report::check_to_junit(p.in, p.result, Severity::error);
+  CHECK(x.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"pdcheck\"", 0) == 0);
+  CHECK(x.find("<testcase classname=\"pdcheck.startup\" name=\"model-mismatch\"/>") != std::string::npos);
+  CHECK(x.find("<testcase classname=\"pdcheck.bootstrap\" name=\"bootstrap-page-size decode\"><failure "
+               "message=\"prefill page size 64 != decode page size 16\" type=\"error\">") != std::string::npos);
+  CHECK(x.find("<testcase classname=\"pdcheck.transfer\" name=\"mori-component-count\"><skipped message=\"not "
+               "applicable: the pair uses the mooncake backend\"/></testcase>") != std::string::npos);
+  CHECK(x.find("failures=\"1\"") != std::string::npos);
+}
+
+TEST_CASE("junit: findings below --fail-on pass with the finding in system-out", "[report][junit]")
+{
+  const Pair p = load_pair("page-size-mismatch");
+  const std::string x = report::check_to_junit(p.in, p.result, Severity::error);
+  // scheduler advice is info: never a failure at the error threshold.
+  const auto at = x.find("name=\"scheduler-state-indices");
+  if (at != std::string::npos) {
+    CHECK(x.find("<system-out>info: ", at) != std::string::npos);
+  }
+  CHECK(report::xml_escape("a<b & \"c\"\n") == "a&lt;b &amp; &quot;c&quot;&#10;");
+}
+
+TEST_CASE("github: annotations carry file, line, col and title, escaped", "[report][github]")
+{
+  const Pair p = load_pair("page-size-mismatch");
+  const std::string g = report::check_to_github(p.in, p.result, Severity::error, report::PathBase{k_root, k_root});
+  CHECK(g.find("::error file=examples/pairs/page-size-mismatch/decode.yaml,line=4,col=1,title=pdcheck "
+               "bootstrap-page-size::prefill page size 64 != decode page size 16%0ASGLang (") != std::string::npos);
+  CHECK(g.find("\npdcheck: incompatible (") != std::string::npos);
+  CHECK(report::github_escape_data("50% a\nb\r") == "50%25 a%0Ab%0D");
+  CHECK(report::github_escape_property("a:b,c") == "a%3Ab%2Cc");
+}
+
+TEST_CASE("ci_common: rule keys follow what the rule is about", "[report]")
+{
+  CHECK(report::rule_key("bootstrap-page-size") == "args");
+  CHECK(report::rule_key("registration-generation") == "sglang");
+  CHECK(report::rule_key("model-mismatch") == "model");
+  CHECK(report::rule_key("side-role") == "role");
+}
