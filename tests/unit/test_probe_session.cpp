@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <future>
 #include <thread>
 
 using namespace pdcheck;
@@ -140,10 +141,13 @@ TEST_CASE("probe::loopback: a peer that never answers is a timeout naming the ph
 {
   const auto p = side(sglang::Role::prefill, "--tp 1");
   const Listener l = Listener::bind("127.0.0.1", 0, Phase::handshake);
-  std::thread silent([&] {
+  // The silent peer holds the connection open until the prefill end has given
+  // up, however long filling takes on a loaded machine.
+  std::promise<void> prefill_done;
+  std::shared_future<void> done = prefill_done.get_future().share();
+  std::thread silent([&l, done] {
     Fd fd = l.accept(Deadline::after(5), Phase::handshake);
-    // Long enough that the prefill (fill and all) reaches its handshake deadline first.
-    std::this_thread::sleep_for(std::chrono::milliseconds(3000));
+    done.wait_for(std::chrono::seconds(60));
   });
   Fd oob = connect_to("127.0.0.1", l.port(), Deadline::after(5), Phase::handshake);
   auto fabric = std::make_shared<FakeFabric>();
@@ -151,6 +155,7 @@ TEST_CASE("probe::loopback: a peer that never answers is a timeout naming the ph
   ProbeOptions o = small();
   o.timeout = 0.3;
   const ProbeReport r = run_prefill_end(p, o, std::move(oob), t, "127.0.0.1");
+  prefill_done.set_value();
   silent.join();
   REQUIRE(r.failure);
   CHECK(r.failure->phase == "handshake");
