@@ -135,6 +135,16 @@ def examples():
         "Mori per-request TransferInfo with two state components: dst_state_indices [[17], [42]]",
         host="decode-0", time="2026-06-20T11:02:31Z"))
 
+    # Seed failure 2: a scheduler batched two requests' Mamba slots (17 and 18)
+    # into one send; Mori's _send_mamba_state refuses it.
+    mori_batched = list(mori_ti)
+    mori_batched[7] = int_lists([[17, 18]], "i")
+    out.append(example(
+        "mori-transfer-info-batched-mamba-indices.json", "mori", "transfer_info", mori_batched,
+        "Mori per-request TransferInfo whose MAMBA component carries two slots, as a batched send would: "
+        "dst_state_indices [[17, 18]]",
+        host="decode-0", time="2026-06-20T11:02:32Z"))
+
     # A NIXL per-component registration of the same rank (guard + 23 payload frames).
     nixl = [
         b"NixlMsgGuard", b"None", IP.encode(), ascii_int(PORT), b"3f1c9a7e-2b4d-4c61-9a0e-5d7f1b2c3e4a",
