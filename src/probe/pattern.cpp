@@ -47,7 +47,7 @@ using U8x8 = std::uint8_t __attribute__((vector_size(8)));
 constexpr U32x8 k_lanes = {0 * k_step, 1 * k_step, 2 * k_step, 3 * k_step,
                            4 * k_step, 5 * k_step, 6 * k_step, 7 * k_step};
 
-inline U8x8 values8(U32x8 v)
+inline U8x8 values8(const U32x8& v)
 {
   return __builtin_convertvector(((v >> 24) ^ (v >> 13)) | 1u, U8x8);
 }
