@@ -2,6 +2,8 @@
 #include "model/catalog.hpp"
 #include "util/error.hpp"
 
+#include "../support/temp_dir.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -16,32 +18,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// A fresh directory under the system temp dir, removed at scope exit.
-struct ModelTempDir
+/// Each test file keeps its own temp-dir prefix, so leftovers say who left them.
+struct ModelTempDir : test::TempDir
 {
-  fs::path path;
-
-  ModelTempDir()
-  {
-    std::string pattern = (fs::temp_directory_path() / "pdcheck-model-XXXXXX").string();
-    REQUIRE(mkdtemp(pattern.data()) != nullptr);
-    path = pattern;
-  }
-  ~ModelTempDir()
-  {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  ModelTempDir(const ModelTempDir&) = delete;
-  ModelTempDir& operator=(const ModelTempDir&) = delete;
-
-  std::string write(const std::string& name, const std::string& text) const
-  {
-    const fs::path file = path / name;
-    fs::create_directories(file.parent_path());
-    std::ofstream(file, std::ios::binary) << text;
-    return file.string();
-  }
+  ModelTempDir() : test::TempDir("pdcheck-model") {}
 };
 
 /// Runs `f`, which must throw InputError, and returns it for exact checks.

@@ -2,6 +2,8 @@
 #include "sglang/server_args.hpp"
 #include "util/error.hpp"
 
+#include "../support/temp_dir.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -15,28 +17,10 @@ using namespace pdcheck::sglang;
 
 namespace {
 
-/// A fresh directory under the system temp dir, removed at scope exit.
-struct ArgsTempDir
+/// Each test file keeps its own temp-dir prefix, so leftovers say who left them.
+struct ArgsTempDir : test::TempDir
 {
-  std::filesystem::path path;
-
-  ArgsTempDir()
-  {
-    std::string pattern = (std::filesystem::temp_directory_path() / "pdcheck-args-XXXXXX").string();
-    REQUIRE(mkdtemp(pattern.data()) != nullptr);
-    path = pattern;
-  }
-  ~ArgsTempDir()
-  {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-  std::string write(const std::string& name, const std::string& text) const
-  {
-    const std::filesystem::path file = path / name;
-    std::ofstream(file, std::ios::binary) << text;
-    return file.string();
-  }
+  ArgsTempDir() : test::TempDir("pdcheck-args") {}
 };
 
 ServerArgs parse(const std::string& line, const std::map<std::string, std::string>& env = {})
