@@ -1,6 +1,7 @@
 #include "check/checker.hpp"
 
 #include "core/rules.hpp"
+#include "plan/extra_state.hpp"
 #include "plan/meaning.hpp"
 #include "sglang/side_layout.hpp"
 #include "wire/registration.hpp"
@@ -8,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 
@@ -112,6 +114,29 @@ void unified_memory_findings(const Side& side, std::vector<Finding>& out)
   }
 }
 
+// CommonKVManager._check_dcp_compat runs in every KV manager's constructor; only
+// Mooncake and NIXL declare a DCP-aware transfer path (PR #32837).
+void dcp_findings(const Side& side, std::vector<Finding>& out)
+{
+  const int dcp = side.args.dcp_size;
+  if (dcp <= 1 || side.args.disaggregation_mode == sglang::DisaggregationMode::null ||
+      side.args.transfer_backend != TransferBackend::mori) {
+    return;
+  }
+  Finding f = side_finding(side, "startup-dcp-transfer",
+                           fmt::format("--dcp-size {} with the mori backend, which has no DCP-aware transfer", dcp));
+  f.runtime_error = fmt::format(
+    "RuntimeError: MoriKVManager does not yet implement DCP-aware KV transfer, but engine is configured with "
+    "dcp_size={}. PD disaggregation under DCP requires the transfer layer to remap logical token loc -> per-rank "
+    "physical offset; running without that remap would silently corrupt the transferred KV cache. Use --dcp-size 1 "
+    "on the disaggregated engine, or pick a backend that has been adapted for DCP.",
+    dcp);
+  f.where = fmt::format("{} startup: CommonKVManager._check_dcp_compat", sglang::role_name(side.role));
+  f.evidence["dcp_size"] = dcp;
+  f.evidence["backend"] = backend_name(side.args.transfer_backend);
+  out.push_back(std::move(f));
+}
+
 void side_findings(const Side& side, const model::Layout& layout, std::vector<Finding>& out)
 {
   for (Finding f : layout.findings) {
@@ -137,6 +162,7 @@ void side_findings(const Side& side, const model::Layout& layout, std::vector<Fi
     out.push_back(std::move(f));
   }
   unified_memory_findings(side, out);
+  dcp_findings(side, out);
 }
 
 Finding bootstrap_finding(const Side& decode, std::string_view rule, std::string message, std::string runtime)
@@ -180,6 +206,15 @@ void bootstrap_findings(const Side& prefill, const Side& decode, const model::La
     out.push_back(bootstrap_finding(decode, "bootstrap-cp-size",
                                     fmt::format("decode attention CP size {} is not 1", d.attn_cp_size),
                                     fmt::format("AssertionError: ('{}',)", text)));
+  }
+  if (p.dcp_size > 1 && d.dcp_size != p.dcp_size) {
+    Finding f = side_finding(decode, "dcp-topology",
+                             fmt::format("prefill --dcp-size {} cannot be relaid out to decode --dcp-size {}",
+                                         p.dcp_size, d.dcp_size));
+    f.where = "prefill: DCP relayout of the KV transfer";
+    f.evidence["prefill"] = p.dcp_size;
+    f.evidence["decode"] = d.dcp_size;
+    out.push_back(std::move(f));
   }
   if (d.pp_size != p.pp_size && d.pp_size != 1) {
     Finding f = bootstrap_finding(
@@ -267,6 +302,23 @@ wire::Frames derived_registration_frames(wire::Backend backend, const model::Ran
   params.dst_tp_rank = decode_rank;
   params.dst_attn_tp_size = decode_attn_tp;
   return wire::encode_registration(wire::registration_from_layout(rank, params)).frames;
+}
+
+std::optional<plan::SglangError> extra_state_error(const Side& prefill, int p_tp, int d_tp, int p_pp)
+{
+  for (const sglang::ExtraStateType t : prefill.extra_state_types) {
+    plan::ExtraStateInput in;
+    in.backend = prefill.args.transfer_backend;
+    in.type = t;
+    in.prefill_attn_tp_size = p_tp;
+    in.decode_attn_tp_size = d_tp;
+    in.prefill_pp_size = p_pp;
+    in.mla = prefill.model.hybrid_mla;
+    if (auto e = plan::extra_state_error(in)) {
+      return e;
+    }
+  }
+  return std::nullopt;
 }
 
 Finding pair_finding(std::string_view rule, std::string message, const PairResult& pr, const Side& prefill)
@@ -426,7 +478,10 @@ CheckResult run_check(const CheckInput& input)
     f.where = "decode: MoriKVReceiver._register_kv_args";
     out.push_back(std::move(f));
   }
-  if (!result.prefill_layout.servable() || !result.decode_layout.servable()) {
+  const bool startup_refused = std::any_of(out.begin(), out.end(), [](const Finding& f) {
+    return f.kind == FindingKind::startup && f.severity == Severity::error;
+  });
+  if (startup_refused || !result.prefill_layout.servable() || !result.decode_layout.servable()) {
     return result; // a side that cannot start transfers nothing
   }
   bootstrap_findings(prefill, decode, result.prefill_layout, result.decode_layout, out);
@@ -565,6 +620,15 @@ CheckResult run_check(const CheckInput& input)
         in.dst_slot = input.dst_slot;
         in.dst_index_count = dst_index_count;
         PairResult pr{p, stage, d, dpp, plan::build_pair_plan(in)};
+        if (!pr.plan.error && !pr.plan.skipped) {
+          // Components after Mamba are validated in registration order; the first
+          // that raises stops the transfer like a Mamba error would.
+          if (auto e = extra_state_error(prefill, p_tp, dst_attn_tp, p_pp)) {
+            pr.plan.error = std::move(e);
+            pr.plan.copies.clear();
+            pr.plan.path = plan::PlanPath::none;
+          }
+        }
         if (pr.plan.error) {
           out.push_back(plan_error_finding(*pr.plan.error, pr, prefill));
           aborted = true;

@@ -52,6 +52,10 @@ const std::vector<Cause> k_causes = {
   {"backend_version_too_old", "Upgrade SGLang on both sides, or use the Mooncake backend."},
   {"mori_registration_bug", "Upgrade the decode past v0.5.12.post1 (PR #26539), or use Mooncake."},
   {"state_layout_mismatch", "Run the same SGLang version, model, TP sizes and state dtypes on both sides."},
+  {"pipeline_parallel_unsupported", "Run the prefill with --pp-size 1: this state component cannot be split over "
+                                    "pipeline stages."},
+  {"state_type_unsupported", "Use a transfer backend that has a path for this state component (Mooncake)."},
+  {"dcp_backend_unsupported", "Run with --dcp-size 1, or use a backend with DCP-aware transfer (Mooncake, NIXL)."},
   {"transfer_failed", "Check the RDMA path between the two hosts (`pdcheck probe`, ibv_devinfo) and the peer's log."},
 };
 
@@ -228,17 +232,23 @@ std::optional<Captured> match_at(const std::vector<Piece>& pieces, std::string_v
 }
 
 /// Leftmost match of a template anywhere in the line. A template may start with
-/// an int placeholder ("{n:int} is not divisible by {d:int}"): the digits are then
-/// read backwards from the first literal.
+/// an int or word placeholder ("{n:int} is not divisible by {d:int}",
+/// "{manager:word} does not yet implement ..."): its characters are then read
+/// backwards from the first literal.
 std::optional<Captured> search(const std::vector<Piece>& pieces, std::string_view line)
 {
-  const bool leading_int = pieces.front().is_value;
-  const std::string& first = leading_int ? pieces[1].literal : pieces.front().literal;
+  const bool leading_value = pieces.front().is_value;
+  const bool leading_word = leading_value && pieces.front().type == 'w';
+  const std::string& first = leading_value ? pieces[1].literal : pieces.front().literal;
+  auto belongs = [&](char c) {
+    return leading_word ? (c != ' ' && c != '\t' && c != ':' && c != '"' && c != '\'')
+                        : (c >= '0' && c <= '9');
+  };
   std::size_t at = line.find(first);
   while (at != std::string_view::npos) {
     std::size_t start = at;
-    if (leading_int) {
-      while (start > 0 && line[start - 1] >= '0' && line[start - 1] <= '9') {
+    if (leading_value) {
+      while (start > 0 && belongs(line[start - 1])) {
         --start;
       }
       if (start == at) {
@@ -701,6 +711,42 @@ Analysis nixl_tp_other(const json& v)
                            v["state_type"].get<std::string>()));
 }
 
+Analysis mori_swa_tp(const json& v)
+{
+  return fixed({"attn_tp_mismatch"},
+               fmt::format("Mori cannot move sliding-window state between prefill attention TP {} and decode TP {} on "
+                           "a non-MLA model.",
+                           v["prefill_attn_tp_size"].get<long long>(), v["decode_attn_tp_size"].get<long long>()));
+}
+
+Analysis minimax_pp(const json&)
+{
+  return fixed({"pipeline_parallel_unsupported"},
+               "MiniMax sparse-index state lives in compacted per-layer lists that PP>1 would mis-slice; the prefill "
+               "runs with --pp-size above 1.");
+}
+
+Analysis minimax_tp(const json&)
+{
+  return fixed({"attn_tp_mismatch"}, "MiniMax sparse-index state cannot be resliced across different attention TP "
+                                     "sizes.");
+}
+
+Analysis unknown_state_type(const json& v)
+{
+  return fixed({"state_type_unsupported"},
+               fmt::format("The transfer backend has no path for the {} state component this model registers.",
+                           v["state_type"].get<std::string>()));
+}
+
+Analysis dcp_backend(const json& v)
+{
+  return fixed({"dcp_backend_unsupported"},
+               fmt::format("{} has no DCP-aware transfer path but the server runs --dcp-size {}: it refuses to start "
+                           "rather than corrupt the transferred KV cache.",
+                           v["manager"].get<std::string>(), v["dcp_size"].get<long long>()));
+}
+
 Analysis mori_pack(const json&)
 {
   return fixed({"mori_registration_bug", "mixed_sglang_versions"},
@@ -820,9 +866,25 @@ const std::vector<Known> k_known = {
   {"state-index-empty", Severity::error, "list index out of range", true, index_error},
   {"nixl-unequal-tp", Severity::error,
    "PD Disaggregation does NOT support PD different TP sizes for hybrid mamba models yet.", false, nixl_tp},
-  {"", Severity::error,
+  {"extra-state-unequal-tp", Severity::error,
    "PD Disaggregation does NOT support PD different TP sizes for non-MLA {state_type:word} hybrid models yet.", false,
    nixl_tp_other},
+  {"extra-state-unequal-tp", Severity::error,
+   "PD state transfer does not support TP-mismatched non-MLA SWA models (prefill_tp_size={prefill_attn_tp_size:int}, "
+   "decode_tp_size={decode_attn_tp_size:int})",
+   false, mori_swa_tp},
+  {"extra-state-minimax", Severity::error, "PD disagg: PP>1 not supported for MiniMax {what:text} yet.", false,
+   minimax_pp},
+  {"extra-state-minimax", Severity::error, "PD disagg: heterogeneous TP not supported for MiniMax {what:text} yet.",
+   false, minimax_tp},
+  {"extra-state-unsupported", Severity::error, "PD state transfer failed: unknown state_type={state_type:word}", false,
+   unknown_state_type},
+  {"extra-state-unsupported", Severity::error,
+   "PD Disaggregation via NIXL does NOT support {state_type:word} hybrid models yet.", false, unknown_state_type},
+  {"startup-dcp-transfer", Severity::error,
+   "{manager:word} does not yet implement DCP-aware KV transfer, but engine is configured with "
+   "dcp_size={dcp_size:int}.",
+   false, dcp_backend},
   {"mori-registration-pack", Severity::error, "struct.error: required argument is not an integer", false, mori_pack},
   {"startup-unified-memory", Severity::error,
    "--enable-unified-memory with PD disaggregation supports only the mooncake transfer backend; got "

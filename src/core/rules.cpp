@@ -197,6 +197,39 @@ const std::vector<Rule> k_rules = {
    "indices into one send, or forwards the empty index list of a cancelled or finished request, meets the backend's "
    "single-index rule; this advice shows the exact outcome for this pair.",
    "Issue Mamba state sends per sequence and filter out empty state index lists."},
+  // --- state components other than Mamba (side field extra_state_types) -----
+  {"extra-state-unequal-tp", FindingKind::transfer, Severity::error,
+   "a sliding-window / DSA state component cannot cross unequal attention TP",
+   "Besides the Mamba component a hybrid server may register page-indexed state (SWA, DSA, SWA ring, DeepSeek-V4 "
+   "C128 request state). Mooncake and NIXL copy it page by page and refuse unequal attention TP unless the model "
+   "uses an MLA attention backend; Mori refuses it for SWA only. The prefill's transfer thread raises, so every "
+   "request routed through that pair fails.",
+   "Equalize attention TP sizes on the two sides."},
+  {"extra-state-minimax", FindingKind::transfer, Severity::error,
+   "MiniMax sparse-index state needs equal attention TP and pp 1",
+   "MiniMax's index-K (and, in Mooncake, dense-KV) state is kept in compacted sparse-layer lists: PP>1 would "
+   "mis-slice them and unequal TP is not implemented, so the prefill backend raises (PP is checked first, on the "
+   "prefill's own pp size). SGLang before the dense-KV component words the Mooncake text '...for MiniMax sparse "
+   "index yet.'.",
+   "Run the prefill with --pp-size 1 and equal attention TP sizes on both sides."},
+  {"extra-state-unsupported", FindingKind::transfer, Severity::error,
+   "the transfer backend does not know this state component",
+   "Mori dispatches only mamba, swa, dsa, swa_ring, c128_state and minimax_index_k; NIXL refuses any state type "
+   "it has no path for with an f-string of the bare enum, which Python 3.12+ renders as StateType.NAME (3.11 and "
+   "older print the value, e.g. minimax_dense_kv).",
+   "Use the Mooncake backend for this model."},
+  // --- decode context parallelism ---------------------------------------------
+  {"startup-dcp-transfer", FindingKind::startup, Severity::error,
+   "the transfer backend is not DCP-aware but --dcp-size > 1",
+   "Under decode context parallelism token i of a request lives on DCP rank i % dcp_size at local offset "
+   "i // dcp_size. A KV manager whose backend does not remap logical token locations to per-rank offsets would "
+   "corrupt the transferred KV cache, so CommonKVManager._check_dcp_compat refuses to start it (on either side).",
+   "Use --dcp-size 1 on the disaggregated servers, or a backend with a DCP-aware transfer path (Mooncake, NIXL)."},
+  {"dcp-topology", FindingKind::transfer, Severity::error,
+   "the DCP sizes of the two sides cannot be relaid out",
+   "DCP-aware PD transfer (SGLang PR #32837) supports prefill DCP 1 -> decode DCP N and equal DCP sizes on both "
+   "sides; prefill DCP N -> decode DCP 1, or two different sizes above 1, have no relayout and the transfer fails.",
+   "Use --dcp-size 1 on the prefill, or the same --dcp-size on both sides."},
 };
 
 } // namespace

@@ -24,7 +24,7 @@ using sglang::Role;
 using sglang::Side;
 using sglang::SourceLocation;
 
-const std::vector<std::string> k_fields = {"role", "sglang", "model", "args", "env"};
+const std::vector<std::string> k_fields = {"role", "sglang", "model", "args", "env", "extra_state_types"};
 
 std::string join(const std::vector<std::string>& items)
 {
@@ -242,6 +242,28 @@ std::map<std::string, std::string> env_map(const std::string& file, const YAML::
   return env;
 }
 
+std::vector<sglang::ExtraStateType> extra_state_types(const std::string& file, const YAML::Node& value,
+                                                     const std::string& where)
+{
+  const std::vector<std::string> names = sglang::extra_state_type_names();
+  if (!value.IsSequence()) {
+    throw InputError(where, "extra_state_types: expected a list of state types (" + join(names) + "), got " +
+                                kind_name(value));
+  }
+  std::vector<sglang::ExtraStateType> out;
+  for (const YAML::Node& item : value) {
+    const std::string item_where = where_of(file, item.Mark());
+    const std::optional<sglang::ExtraStateType> t =
+      item.IsScalar() ? sglang::parse_extra_state_type(item.Scalar()) : std::nullopt;
+    if (!t) {
+      const std::string got = kind_name(item) + (item.IsScalar() ? did_you_mean(item.Scalar(), names) : "");
+      throw InputError(item_where, "extra_state_types: expected one of " + join(names) + ", got " + got);
+    }
+    out.push_back(*t);
+  }
+  return out;
+}
+
 } // namespace
 
 Side load_side_file(const std::string& path)
@@ -325,6 +347,9 @@ Side load_side_file(const std::string& path)
     words = args_words(path, values["args"], in.args_where);
   }
   side.args = sglang::parse_launch_args(words, in.args_where, env, &read_sglang_config, in.base_dir);
+  if (values.count("extra_state_types")) {
+    side.extra_state_types = extra_state_types(path, values["extra_state_types"], value_where["extra_state_types"]);
+  }
   finish_side(side, in);
   return side;
 }

@@ -3,9 +3,11 @@
 #include "model/model_spec.hpp"
 #include "sglang/profile.hpp"
 #include "sglang/server_args.hpp"
+#include "sglang/state_type.hpp"
 
 #include <map>
 #include <string>
+#include <vector>
 
 namespace pdcheck::sglang {
 
@@ -29,6 +31,8 @@ struct Side
   Profile profile;
   model::ModelSpec model;
   ServerArgs args;
+  /// State components registered after the Mamba one (side field extra_state_types).
+  std::vector<ExtraStateType> extra_state_types;
   /// Where each top-level key of the side file was written ("role", "model", "args", ...).
   std::map<std::string, SourceLocation> locations;
 };

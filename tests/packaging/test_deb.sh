@@ -2,7 +2,10 @@
 # Builds the .deb with CPack from an existing build tree, unpacks it into a
 # temporary root with `dpkg -x`, and checks what an installed system sees:
 # `pdcheck --version` runs, `man -w pdcheck` finds the page, the completions are
-# where bash-completion and zsh look for them.
+# where bash-completion and zsh look for them. As root (CI) it then installs the
+# package for real with dpkg -i, runs the installed `pdcheck --version` and
+# `man -w pdcheck`, and removes it again; a pdcheck package that was installed
+# before the test is left alone (the install step is skipped).
 #   tests/packaging/test_deb.sh BUILD_DIR
 set -uo pipefail
 build=${1:?usage: test_deb.sh BUILD_DIR}
@@ -36,5 +39,23 @@ echo "man -w pdcheck: $page"
 
 bash -c 'source "$1" && complete -p pdcheck' _ "$root/sys/usr/share/bash-completion/completions/pdcheck" >/dev/null ||
   { echo "bash completion does not register"; status=1; }
+if [[ $(id -u) != 0 ]]; then
+  echo "not root: skipped installing the package with dpkg -i"
+elif dpkg-query -W -f='${Status}' pdcheck 2>/dev/null | grep -q "install ok installed"; then
+  echo "a pdcheck package is already installed: skipped dpkg -i"
+else
+  if dpkg -i "$deb" >"$root/dpkg.log" 2>&1; then
+    installed=$(command -v pdcheck)
+    [[ $installed == /usr/bin/pdcheck ]] || { echo "installed pdcheck resolves to '$installed'"; status=1; }
+    /usr/bin/pdcheck --version | head -n1 | grep -q '^pdcheck [0-9]' || { echo "installed pdcheck --version failed"; status=1; }
+    page=$(man -w pdcheck 2>&1)
+    [[ $page == /usr/share/man/man1/pdcheck.1* ]] || { echo "installed: man -w pdcheck found '$page'"; status=1; }
+    echo "installed with dpkg -i: $(/usr/bin/pdcheck --version | head -n1), man page $page"
+  else
+    echo "dpkg -i failed:"; cat "$root/dpkg.log"; status=1
+  fi
+  dpkg -r pdcheck >/dev/null 2>&1 || { echo "dpkg -r pdcheck failed"; status=1; }
+fi
+
 [[ $status == 0 ]] && echo "package OK"
 exit $status

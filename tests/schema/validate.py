@@ -74,4 +74,8 @@ check("layout.schema.json", run(["layout", "--model", "kimi-linear-48b-a3b", "--
                                   "--format", "json"]), "layout kimi unified")
 check("layout.schema.json", run(["layout", "--model", "nemotron-h-8b", "--tp", "16", "--format", "json"]),
       "layout nemotron tp16 (not servable)")
+for log in sorted(glob.glob("examples/logs/*")):
+    check("explain.schema.json", run(["explain", log, "--format", "json"]), f"explain {log}")
+check("explain.schema.json", run(["explain", "--format", "json"] + sorted(glob.glob("examples/logs/*"))),
+      "explain every example log at once")
 sys.exit(1 if failures else 0)

@@ -293,6 +293,21 @@ TEST_CASE("explain: every text the checker raises is recognised with its rule", 
     {"Transfer thread failed because of integer division or modulo by zero. Prefill instance with "
      "bootstrap_port=1 is dead.",
      "state-slice"},
+    {"RuntimeError: PD Disaggregation does NOT support PD different TP sizes for non-MLA SWA hybrid models yet.",
+     "extra-state-unequal-tp"},
+    {"RuntimeError: PD state transfer does not support TP-mismatched non-MLA SWA models (prefill_tp_size=4, "
+     "decode_tp_size=2)",
+     "extra-state-unequal-tp"},
+    {"RuntimeError: PD disagg: PP>1 not supported for MiniMax state yet.", "extra-state-minimax"},
+    {"RuntimeError: PD disagg: heterogeneous TP not supported for MiniMax sparse index yet.", "extra-state-minimax"},
+    {"RuntimeError: PD state transfer failed: unknown state_type=minimax_dense_kv", "extra-state-unsupported"},
+    {"RuntimeError: PD Disaggregation via NIXL does NOT support StateType.MINIMAX_DENSE_KV hybrid models yet.",
+     "extra-state-unsupported"},
+    {"RuntimeError: MoriKVManager does not yet implement DCP-aware KV transfer, but engine is configured with "
+     "dcp_size=2. PD disaggregation under DCP requires the transfer layer to remap logical token loc -> per-rank "
+     "physical offset; running without that remap would silently corrupt the transferred KV cache. Use --dcp-size 1 "
+     "on the disaggregated engine, or pick a backend that has been adapted for DCP.",
+     "startup-dcp-transfer"},
   };
   for (const auto& [text, rule] : texts) {
     INFO(text);
@@ -305,6 +320,27 @@ TEST_CASE("explain: every text the checker raises is recognised with its rule", 
       CHECK(std::find(names.begin(), names.end(), c) != names.end());
     }
   }
+}
+
+TEST_CASE("explain: values extracted from the extra-state and DCP texts", "[explain]")
+{
+  const auto mori = explain_log_text("Transfer submission failed: PD state transfer does not support TP-mismatched "
+                                     "non-MLA SWA models (prefill_tp_size=4, decode_tp_size=2)\n",
+                                     "p.log");
+  REQUIRE(mori.matches.size() == 1);
+  CHECK(mori.matches[0].values.dump() == R"({"prefill_attn_tp_size":4,"decode_attn_tp_size":2})");
+  CHECK(mori.matches[0].explanation ==
+        "Mori cannot move sliding-window state between prefill attention TP 4 and decode TP 2 on a non-MLA model.");
+  const auto dcp = explain_log_text("RuntimeError: NixlKVManager does not yet implement DCP-aware KV transfer, but "
+                                    "engine is configured with dcp_size=4. PD disaggregation under DCP requires ...\n",
+                                    "d.log");
+  REQUIRE(dcp.matches.size() == 1);
+  CHECK(dcp.matches[0].causes == std::vector<std::string>{"dcp_backend_unsupported"});
+  CHECK(dcp.matches[0].explanation == "NixlKVManager has no DCP-aware transfer path but the server runs --dcp-size 4: "
+                                      "it refuses to start rather than corrupt the transferred KV cache.");
+  const auto pp = explain_log_text("RuntimeError: PD disagg: PP>1 not supported for MiniMax sparse index yet.\n", "p");
+  REQUIRE(pp.matches.size() == 1);
+  CHECK(pp.matches[0].causes == std::vector<std::string>{"pipeline_parallel_unsupported"});
 }
 
 TEST_CASE("explain: the JSON document has matches and unrecognised with the documented fields", "[explain]")

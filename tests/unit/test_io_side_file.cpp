@@ -3,6 +3,8 @@
 #include "util/error.hpp"
 #include "util/spellcheck.hpp"
 
+#include "../support/temp_dir.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -15,29 +17,10 @@ using namespace pdcheck::sglang;
 
 namespace {
 
-/// A fresh directory under the system temp dir, removed at scope exit.
-struct SideTempDir
+/// Each test file keeps its own temp-dir prefix, so leftovers say who left them.
+struct SideTempDir : test::TempDir
 {
-  std::filesystem::path path;
-
-  SideTempDir()
-  {
-    std::string pattern = (std::filesystem::temp_directory_path() / "pdcheck-side-XXXXXX").string();
-    REQUIRE(mkdtemp(pattern.data()) != nullptr);
-    path = pattern;
-  }
-  ~SideTempDir()
-  {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-  std::string write(const std::string& name, const std::string& text) const
-  {
-    const std::filesystem::path file = path / name;
-    std::filesystem::create_directories(file.parent_path());
-    std::ofstream(file, std::ios::binary) << text;
-    return file.string();
-  }
+  SideTempDir() : test::TempDir("pdcheck-side") {}
 };
 
 template <typename F>
@@ -177,16 +160,16 @@ TEST_CASE("load_side_file errors carry exact text and positions", "[io][side]")
   CHECK(err("syntax.json", "{\"role\": \"prefill\",\n \"args\": \"--tp 2\"\n") ==
         "F:3:1: YAML syntax error: end of map flow not found");
   CHECK(err("empty.yaml", "# nothing\n") ==
-        "F: the side file is empty; expected a mapping with the fields role, sglang, model, args, env");
+        "F: the side file is empty; expected a mapping with the fields role, sglang, model, args, env, extra_state_types");
   CHECK(err("list.yaml", "- role\n- prefill\n") ==
-        "F:1:1: expected a mapping with the fields role, sglang, model, args, env at the top level, got a sequence");
+        "F:1:1: expected a mapping with the fields role, sglang, model, args, env, extra_state_types at the top level, got a sequence");
   CHECK(err("scalar.yaml", "prefill\n") ==
-        "F:1:1: expected a mapping with the fields role, sglang, model, args, env at the top level, got a scalar");
+        "F:1:1: expected a mapping with the fields role, sglang, model, args, env, extra_state_types at the top level, got a scalar");
 
   CHECK(err("typo.yaml", "role: prefill\nmodle: nemotron-h-8b\n") ==
         "F:2:1: unknown field 'modle' (did you mean 'model'?)");
   CHECK(err("far.yaml", "role: prefill\n  # c\nhostname: x\n") ==
-        "F:3:1: unknown field 'hostname' (allowed fields: role, sglang, model, args, env)");
+        "F:3:1: unknown field 'hostname' (allowed fields: role, sglang, model, args, env, extra_state_types)");
   CHECK(err("dup.yaml", "role: prefill\nmodel: nemotron-h-8b\nrole: decode\n") ==
         "F:3:1: duplicate field 'role' (first given at line 1)");
 
@@ -207,6 +190,15 @@ TEST_CASE("load_side_file errors carry exact text and positions", "[io][side]")
   CHECK(err("sglang3.yaml", "role: prefill\nsglang: {v: 1}\n") ==
         "F:2:9: sglang: expected a profile name or an SGLang version, got a mapping");
 
+  CHECK(err("extra.yaml", "role: prefill\nmodel: nemotron-h-8b\nextra_state_types: [swa, swq]\n") ==
+        "F:3:26: extra_state_types: expected one of swa, dsa, swa_ring, c128_state, minimax_index_k, "
+        "minimax_dense_kv, got 'swq' (did you mean 'swa'?)");
+  CHECK(err("extra2.yaml", "role: prefill\nmodel: nemotron-h-8b\nextra_state_types: swa\n") ==
+        "F:3:20: extra_state_types: expected a list of state types (swa, dsa, swa_ring, c128_state, "
+        "minimax_index_k, minimax_dense_kv), got 'swa'");
+  CHECK(io::load_side_file(dir.write("extra3.yaml", "role: prefill\nmodel: nemotron-h-8b\n"
+                                                    "extra_state_types: [swa, minimax_index_k]\n"))
+          .extra_state_types == std::vector<ExtraStateType>{ExtraStateType::swa, ExtraStateType::minimax_index_k});
   CHECK(err("model.yaml", "role: prefill\nmodel: [a]\n") == "F:2:8: model: expected a catalog name or a path, got a sequence");
   CHECK(err("nomodel.yaml", "role: prefill\nargs: --tp 2\n") == "F: missing field 'model', and args do not set --model-path");
   {

@@ -1,0 +1,149 @@
+#include "plan/extra_state.hpp"
+
+#include <fmt/format.h>
+#include <utility>
+
+namespace pdcheck::plan {
+
+namespace {
+
+using sglang::ExtraStateType;
+using sglang::extra_state_type_name;
+
+std::string upper(std::string_view s)
+{
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'a' && c <= 'z') {
+      c = static_cast<char>(c - 'a' + 'A');
+    }
+  }
+  return out;
+}
+
+SglangError runtime_error(std::string message, std::string function, std::string rule)
+{
+  return SglangError{"RuntimeError", std::move(message), std::move(function), std::move(rule)};
+}
+
+// The wording shared by Mooncake's maybe_send_extra and NIXL's (f-string with
+// st.upper(), so the value string upper-cased: c128_state -> C128_STATE).
+SglangError non_mla_tp_error(ExtraStateType t, const char* function, const char* rule)
+{
+  return runtime_error(fmt::format("PD Disaggregation does NOT support PD different TP sizes for non-MLA {} hybrid "
+                                   "models yet.",
+                                   upper(extra_state_type_name(t))),
+                       function, rule);
+}
+
+std::optional<SglangError> mooncake_error(const ExtraStateInput& in, bool unequal_tp)
+{
+  switch (in.type) {
+  case ExtraStateType::swa:
+  case ExtraStateType::dsa:
+  case ExtraStateType::swa_ring:
+  case ExtraStateType::c128_state:
+    if (unequal_tp && !in.mla) {
+      return non_mla_tp_error(in.type, "maybe_send_extra", "extra-state-unequal-tp");
+    }
+    return std::nullopt;
+  case ExtraStateType::minimax_index_k:
+  case ExtraStateType::minimax_dense_kv:
+    // PP is checked first, and on the prefill's own pp size.
+    if (in.prefill_pp_size > 1) {
+      return runtime_error("PD disagg: PP>1 not supported for MiniMax state yet.", "maybe_send_extra",
+                           "extra-state-minimax");
+    }
+    if (unequal_tp) {
+      return runtime_error("PD disagg: heterogeneous TP not supported for MiniMax state yet.", "maybe_send_extra",
+                           "extra-state-minimax");
+    }
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::optional<SglangError> mori_error(const ExtraStateInput& in, bool unequal_tp)
+{
+  switch (in.type) {
+  case ExtraStateType::swa:
+    // Mori compares the decode's TP size with its own attention TP size.
+    if (unequal_tp && !in.mla) {
+      return runtime_error(fmt::format("PD state transfer does not support TP-mismatched non-MLA SWA models "
+                                       "(prefill_tp_size={}, decode_tp_size={})",
+                                       in.prefill_attn_tp_size, in.decode_attn_tp_size),
+                           "_send_swa_dsa_state", "extra-state-unequal-tp");
+    }
+    return std::nullopt;
+  case ExtraStateType::dsa:
+  case ExtraStateType::swa_ring:
+  case ExtraStateType::c128_state:
+    return std::nullopt; // page-indexed copies; only index counts are checked
+  case ExtraStateType::minimax_index_k:
+    if (in.prefill_pp_size > 1) {
+      return runtime_error("PD disagg: PP>1 not supported for MiniMax sparse index yet.", "_send_swa_dsa_state",
+                           "extra-state-minimax");
+    }
+    if (unequal_tp) {
+      return runtime_error("PD disagg: heterogeneous TP not supported for MiniMax sparse index yet.",
+                           "_send_swa_dsa_state", "extra-state-minimax");
+    }
+    return std::nullopt;
+  case ExtraStateType::minimax_dense_kv:
+    return runtime_error(fmt::format("PD state transfer failed: unknown state_type={}", extra_state_type_name(in.type)),
+                         "send_state", "extra-state-unsupported");
+  }
+  return std::nullopt;
+}
+
+std::optional<SglangError> nixl_error(const ExtraStateInput& in, bool unequal_tp)
+{
+  switch (in.type) {
+  case ExtraStateType::swa:
+  case ExtraStateType::dsa:
+  case ExtraStateType::swa_ring:
+  case ExtraStateType::c128_state:
+    if (unequal_tp && !in.mla) {
+      return non_mla_tp_error(in.type, "maybe_send_extra", "extra-state-unequal-tp");
+    }
+    return std::nullopt;
+  case ExtraStateType::minimax_index_k:
+    if (in.prefill_pp_size > 1) {
+      return runtime_error("PD disagg: PP>1 not supported for MiniMax sparse index yet.", "maybe_send_extra",
+                           "extra-state-minimax");
+    }
+    if (unequal_tp) {
+      return runtime_error("PD disagg: heterogeneous TP not supported for MiniMax sparse index yet.",
+                           "maybe_send_extra", "extra-state-minimax");
+    }
+    return std::nullopt;
+  case ExtraStateType::minimax_dense_kv:
+    // A bare {st} of a str-mixin Enum: Python 3.12+ renders the member name
+    // (3.11 and older render the value, see the rule's explanation).
+    return runtime_error("PD Disaggregation via NIXL does NOT support StateType.MINIMAX_DENSE_KV hybrid models yet.",
+                         "maybe_send_extra", "extra-state-unsupported");
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+std::optional<SglangError> extra_state_error(const ExtraStateInput& in)
+{
+  const bool unequal_tp = in.prefill_attn_tp_size != in.decode_attn_tp_size;
+  switch (in.backend) {
+  case sglang::TransferBackend::mooncake:
+  case sglang::TransferBackend::mooncake_tcp:
+    return mooncake_error(in, unequal_tp);
+  case sglang::TransferBackend::mori:
+    return mori_error(in, unequal_tp);
+  case sglang::TransferBackend::nixl:
+    return nixl_error(in, unequal_tp);
+  case sglang::TransferBackend::ascend:
+  case sglang::TransferBackend::fake:
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+} // namespace pdcheck::plan

@@ -1,0 +1,33 @@
+#pragma once
+
+// State components other than Mamba (sliding-window, DSA, MiniMax sparse-index
+// state ...) that a hybrid server may register after its Mamba component. pdcheck
+// does not lay them out; it reproduces the limits each backend's state path
+// enforces on them before any byte moves: unequal attention TP for non-MLA
+// models, PP for MiniMax state, and state types a backend does not know
+// (sglang-pd-wire-and-checks.md §4.1 M14/M18, §4.2, §4.3 N-4..N-6).
+
+#include "plan/sglang_utils.hpp"
+#include "sglang/server_args.hpp"
+#include "sglang/state_type.hpp"
+
+#include <optional>
+
+namespace pdcheck::plan {
+
+/// What the prefill's state path sees for one non-Mamba component of one pair.
+struct ExtraStateInput
+{
+  sglang::TransferBackend backend = sglang::TransferBackend::mooncake;
+  sglang::ExtraStateType type = sglang::ExtraStateType::swa;
+  int prefill_attn_tp_size = 1;
+  int decode_attn_tp_size = 1;
+  int prefill_pp_size = 1;
+  bool mla = false; ///< is_mla_backend or is_hybrid_mla_backend on the prefill
+};
+
+/// The exception the prefill backend raises for this component before sending it,
+/// or nullopt when the component passes these limits.
+std::optional<SglangError> extra_state_error(const ExtraStateInput& in);
+
+} // namespace pdcheck::plan

@@ -1,0 +1,163 @@
+// Limits the prefill backends put on state components other than Mamba, and the
+// DCP startup/topology rules, with SGLang's exact texts.
+#include "check/checker.hpp"
+#include "io/side_file.hpp"
+#include "plan/extra_state.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace pdcheck;
+using sglang::ExtraStateType;
+using sglang::TransferBackend;
+
+namespace {
+
+std::string error_of(TransferBackend backend, ExtraStateType type, int p_tp, int d_tp, int pp = 1, bool mla = false)
+{
+  plan::ExtraStateInput in;
+  in.backend = backend;
+  in.type = type;
+  in.prefill_attn_tp_size = p_tp;
+  in.decode_attn_tp_size = d_tp;
+  in.prefill_pp_size = pp;
+  in.mla = mla;
+  const auto e = plan::extra_state_error(in);
+  return e ? e->rendered() + " [" + e->rule + "]" : "";
+}
+
+sglang::Side side(sglang::Role role, const std::string& args, std::vector<ExtraStateType> extra = {})
+{
+  const std::string mode = role == sglang::Role::prefill ? " --disaggregation-mode prefill" : " --disaggregation-mode decode";
+  sglang::Side s = io::side_from_args(role, args + mode, "qwen3-next-80b-a3b", "0.5.20", {}, "test");
+  s.extra_state_types = std::move(extra);
+  return s;
+}
+
+std::vector<Finding> findings_with(const check::CheckResult& r, const std::string& rule)
+{
+  std::vector<Finding> out;
+  for (const Finding& f : r.findings) {
+    if (f.rule == rule) {
+      out.push_back(f);
+    }
+  }
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("extra state: state type names round-trip and unknown ones are refused", "[plan][extra-state]")
+{
+  for (const std::string& name : sglang::extra_state_type_names()) {
+    const auto t = sglang::parse_extra_state_type(name);
+    REQUIRE(t);
+    CHECK(sglang::extra_state_type_name(*t) == name);
+  }
+  CHECK_FALSE(sglang::parse_extra_state_type("mamba"));
+  CHECK_FALSE(sglang::parse_extra_state_type("SWA"));
+}
+
+TEST_CASE("extra state: Mooncake refuses page-indexed state across unequal TP unless MLA", "[plan][extra-state]")
+{
+  CHECK(error_of(TransferBackend::mooncake, ExtraStateType::swa, 4, 2) ==
+        "RuntimeError: PD Disaggregation does NOT support PD different TP sizes for non-MLA SWA hybrid models yet. "
+        "[extra-state-unequal-tp]");
+  CHECK(error_of(TransferBackend::mooncake, ExtraStateType::c128_state, 1, 2) ==
+        "RuntimeError: PD Disaggregation does NOT support PD different TP sizes for non-MLA C128_STATE hybrid models "
+        "yet. [extra-state-unequal-tp]");
+  CHECK(error_of(TransferBackend::mooncake, ExtraStateType::dsa, 4, 2, 1, true).empty());
+  CHECK(error_of(TransferBackend::mooncake, ExtraStateType::swa, 2, 2).empty());
+}
+
+TEST_CASE("extra state: MiniMax checks PP before TP", "[plan][extra-state]")
+{
+  CHECK(error_of(TransferBackend::mooncake, ExtraStateType::minimax_dense_kv, 4, 2, 2) ==
+        "RuntimeError: PD disagg: PP>1 not supported for MiniMax state yet. [extra-state-minimax]");
+  CHECK(error_of(TransferBackend::mooncake, ExtraStateType::minimax_index_k, 4, 2) ==
+        "RuntimeError: PD disagg: heterogeneous TP not supported for MiniMax state yet. [extra-state-minimax]");
+  CHECK(error_of(TransferBackend::mori, ExtraStateType::minimax_index_k, 2, 2, 2) ==
+        "RuntimeError: PD disagg: PP>1 not supported for MiniMax sparse index yet. [extra-state-minimax]");
+  CHECK(error_of(TransferBackend::nixl, ExtraStateType::minimax_index_k, 2, 4) ==
+        "RuntimeError: PD disagg: heterogeneous TP not supported for MiniMax sparse index yet. [extra-state-minimax]");
+  CHECK(error_of(TransferBackend::mooncake, ExtraStateType::minimax_index_k, 2, 2).empty());
+}
+
+TEST_CASE("extra state: Mori checks TP for SWA only and does not know MiniMax dense KV", "[plan][extra-state]")
+{
+  CHECK(error_of(TransferBackend::mori, ExtraStateType::swa, 4, 2) ==
+        "RuntimeError: PD state transfer does not support TP-mismatched non-MLA SWA models (prefill_tp_size=4, "
+        "decode_tp_size=2) [extra-state-unequal-tp]");
+  CHECK(error_of(TransferBackend::mori, ExtraStateType::dsa, 4, 2).empty());
+  CHECK(error_of(TransferBackend::mori, ExtraStateType::minimax_dense_kv, 2, 2) ==
+        "RuntimeError: PD state transfer failed: unknown state_type=minimax_dense_kv [extra-state-unsupported]");
+}
+
+TEST_CASE("extra state: NIXL refuses a state type it has no path for", "[plan][extra-state]")
+{
+  CHECK(error_of(TransferBackend::nixl, ExtraStateType::minimax_dense_kv, 2, 2) ==
+        "RuntimeError: PD Disaggregation via NIXL does NOT support StateType.MINIMAX_DENSE_KV hybrid models yet. "
+        "[extra-state-unsupported]");
+  CHECK(error_of(TransferBackend::nixl, ExtraStateType::swa_ring, 2, 1) ==
+        "RuntimeError: PD Disaggregation does NOT support PD different TP sizes for non-MLA SWA_RING hybrid models "
+        "yet. [extra-state-unequal-tp]");
+}
+
+TEST_CASE("check::run_check: an SWA component fails every pair at unequal TP after Mamba passes", "[check][extra-state]")
+{
+  check::CheckInput in;
+  in.prefill = side(sglang::Role::prefill, "--tp 4", {ExtraStateType::swa});
+  in.decode = side(sglang::Role::decode, "--tp 2", {ExtraStateType::swa});
+  const auto r = check::run_check(in);
+  const auto found = findings_with(r, "extra-state-unequal-tp");
+  REQUIRE(found.size() == 4); // every prefill rank writes to one of the two decode ranks
+  CHECK(*found[0].runtime_error ==
+        "RuntimeError: PD Disaggregation does NOT support PD different TP sizes for non-MLA SWA hybrid models yet.");
+  CHECK(found[0].where == "prefill: mooncake backend, maybe_send_extra");
+  CHECK(r.simulated_decode_ranks == 0); // a failing transfer is not simulated
+
+  in.prefill = side(sglang::Role::prefill, "--tp 4");
+  in.decode = side(sglang::Role::decode, "--tp 2");
+  const auto clean = check::run_check(in);
+  CHECK(findings_with(clean, "extra-state-unequal-tp").empty());
+  CHECK(clean.simulated_decode_ranks == 2);
+}
+
+TEST_CASE("check::run_check: --dcp-size with Mori is refused at startup with SGLang's text", "[check][dcp]")
+{
+  check::CheckInput in;
+  in.prefill = side(sglang::Role::prefill, "--tp 2 --disaggregation-transfer-backend mori");
+  in.decode = side(sglang::Role::decode, "--tp 2 --dcp-size 2 --disaggregation-transfer-backend mori");
+  const auto found = findings_with(check::run_check(in), "startup-dcp-transfer");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].side == "decode");
+  CHECK(*found[0].runtime_error ==
+        "RuntimeError: MoriKVManager does not yet implement DCP-aware KV transfer, but engine is configured with "
+        "dcp_size=2. PD disaggregation under DCP requires the transfer layer to remap logical token loc -> per-rank "
+        "physical offset; running without that remap would silently corrupt the transferred KV cache. Use "
+        "--dcp-size 1 on the disaggregated engine, or pick a backend that has been adapted for DCP.");
+  CHECK(found[0].where == "decode startup: CommonKVManager._check_dcp_compat");
+}
+
+TEST_CASE("check::run_check: DCP topologies without a relayout are findings", "[check][dcp]")
+{
+  auto topology = [](const std::string& p_dcp, const std::string& d_dcp) {
+    check::CheckInput in;
+    in.prefill = side(sglang::Role::prefill, "--tp 2 --dcp-size " + p_dcp);
+    in.decode = side(sglang::Role::decode, "--tp 2 --dcp-size " + d_dcp);
+    return findings_with(check::run_check(in), "dcp-topology");
+  };
+  CHECK(topology("1", "2").empty()); // DCP 1 -> N is supported
+  CHECK(topology("2", "2").empty());
+  const auto n_to_1 = topology("2", "1");
+  REQUIRE(n_to_1.size() == 1);
+  CHECK(n_to_1[0].message == "prefill --dcp-size 2 cannot be relaid out to decode --dcp-size 1");
+  CHECK(topology("2", "4").size() == 1);
+  CHECK(findings_with(check::run_check([] {
+                        check::CheckInput in;
+                        in.prefill = side(sglang::Role::prefill, "--tp 2 --dcp-size 2");
+                        in.decode = side(sglang::Role::decode, "--tp 2 --dcp-size 2");
+                        return in;
+                      }()),
+                      "startup-dcp-transfer")
+          .empty()); // Mooncake is DCP-aware
+}
