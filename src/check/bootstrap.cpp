@@ -1,5 +1,6 @@
 #include "check/bootstrap.hpp"
 
+#include "core/rules.hpp"
 #include "sglang/side_layout.hpp"
 #include "util/error.hpp"
 
@@ -500,6 +501,28 @@ PrefillFromServer prefill_side_from_server(const PrefillServerInfo& info,
   fact("speculative_algorithm",
        p.args.speculative_algorithm ? nlohmann::ordered_json(*p.args.speculative_algorithm) : nlohmann::ordered_json(nullptr),
        FactSource::assumed, "as on the decode side");
+  return out;
+}
+
+std::vector<Finding> missing_rank_findings(const std::vector<std::pair<RankId, std::string>>& missing,
+                                           const std::string& url)
+{
+  std::vector<Finding> out;
+  for (const auto& [rank, answer] : missing) {
+    Finding f = make_finding("bootstrap-rank-missing",
+                             fmt::format("prefill rank {} has not registered its endpoint with {}: the last answer "
+                                         "was {}",
+                                         rank_label(rank), url, answer));
+    f.side = "prefill";
+    f.prefill_rank = rank.tp;
+    f.where = "prefill bootstrap server: GET /route for one rank";
+    f.evidence["dp"] = rank.dp;
+    f.evidence["cp"] = rank.cp;
+    f.evidence["tp"] = rank.tp;
+    f.evidence["pp"] = rank.pp;
+    f.evidence["answer"] = answer;
+    out.push_back(std::move(f));
+  }
   return out;
 }
 

@@ -5,6 +5,7 @@
 // to send, and the prefill Side that the checker compares a decode side with.
 // No sockets here: src/io/bootstrap_client.* does the HTTP.
 
+#include "core/finding.hpp"
 #include "sglang/side.hpp"
 
 #include <nlohmann/json.hpp>
@@ -150,5 +151,11 @@ PrefillFromServer prefill_side_from_server(const PrefillServerInfo& info,
                                            const sglang::Profile& profile,
                                            const std::string& sglang_text,
                                            const std::string& origin);
+
+/// One finding per prefill rank the server info announces but whose endpoint
+/// was never registered (rank, the server's last answer): a decode rank that
+/// pairs with it cannot learn where to connect, so its requests never transfer.
+std::vector<Finding> missing_rank_findings(const std::vector<std::pair<RankId, std::string>>& missing,
+                                           const std::string& url);
 
 } // namespace pdcheck::check

@@ -77,7 +77,9 @@ std::string server_text(const io::BootstrapFetch& fetch, const check::PrefillFro
       out += fmt::format("  {}: {} {} ({})\n", check::fact_source_name(f.source), f.name, value_text(f.value), f.why);
     }
   }
-  out += fmt::format("  endpoints: {} prefill rank(s)\n", fetch.endpoints.size());
+  out += fmt::format("  endpoints: {} prefill rank(s){}\n", fetch.endpoints.size(),
+                     fetch.missing_ranks.empty() ? ""
+                                                 : fmt::format(", {} never registered", fetch.missing_ranks.size()));
   for (std::size_t i = 0; i < fetch.endpoints.size() && i < k_endpoints_shown; ++i) {
     const check::RankEndpoint& e = fetch.endpoints[i];
     const bool ipv6 = e.ip.find(':') != std::string::npos;
@@ -118,6 +120,11 @@ nlohmann::ordered_json server_json(const io::BootstrapFetch& fetch, const check:
                          {"extra", e.extra}});
   }
   j["endpoints"] = std::move(endpoints);
+  auto missing = nlohmann::ordered_json::array();
+  for (const auto& [rank, answer] : fetch.missing_ranks) {
+    missing.push_back({{"dp", rank.dp}, {"cp", rank.cp}, {"tp", rank.tp}, {"pp", rank.pp}, {"answer", answer}});
+  }
+  j["missing_ranks"] = std::move(missing);
   j["notes"] = fetch.notes;
   j["requests"] = fetch.requests;
   j["not_ready_answers"] = fetch.not_ready_answers;
@@ -142,7 +149,10 @@ int run_bootstrap_command(const BootstrapCommandOptions& o, CommandContext& ctx)
   const check::PrefillFromServer from =
     check::prefill_side_from_server(fetch.info, in.decode, profile, sglang_text, url.text);
   in.prefill = from.side;
-  const check::CheckResult result = check::run_check(in);
+  check::CheckResult result = check::run_check(in);
+  for (Finding& f : check::missing_rank_findings(fetch.missing_ranks, url.text)) {
+    result.findings.push_back(std::move(f));
+  }
   const Severity fail_on = parse_severity(o.fail_on);
 
   if (o.format == "json") {

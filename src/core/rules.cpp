@@ -218,6 +218,15 @@ const std::vector<Rule> k_rules = {
    "it has no path for with an f-string of the bare enum, which Python 3.12+ renders as StateType.NAME (3.11 and "
    "older print the value, e.g. minimax_dense_kv).",
    "Use the Mooncake backend for this model."},
+  // --- live bootstrap server (pdcheck bootstrap) -----------------------------
+  {"bootstrap-rank-missing", FindingKind::bootstrap, Severity::error,
+   "a prefill rank never registered its endpoint with the bootstrap server",
+   "Every prefill rank registers its ZMQ address (rank_ip, rank_port) with the bootstrap server at start-up "
+   "(PUT /route); the server info announced this rank, but its endpoint was still missing when pdcheck's --timeout "
+   "ran out. Decode ranks that pair with it cannot learn where to send their registration, so requests routed to "
+   "it never transfer. The prefill rank is still starting, crashed, or cannot reach the bootstrap server.",
+   "Look at that prefill rank's log (start-up errors, the bootstrap address it registers with), or rerun with a "
+   "longer --timeout while the prefill is still starting."},
   // --- decode context parallelism ---------------------------------------------
   {"startup-dcp-transfer", FindingKind::startup, Severity::error,
    "the transfer backend is not DCP-aware but --dcp-size > 1",

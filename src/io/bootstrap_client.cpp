@@ -89,18 +89,27 @@ public:
     return std::get<HttpAnswer>(std::move(result));
   }
 
-  /// Waits before asking again, or gives up when the budget is spent.
-  void wait_or_give_up(const std::string& target, const std::string& last_answer)
+  /// Waits before asking again; false (without waiting) when the budget is spent.
+  bool wait_if_time_left()
   {
     m_fetch.not_ready_answers += 1;
     const milliseconds pause = std::min(m_backoff, left() - k_min_attempt);
     if (pause <= milliseconds{0}) {
+      return false;
+    }
+    std::this_thread::sleep_for(pause);
+    m_backoff = std::min(m_backoff * 2, m_options.max_backoff);
+    return true;
+  }
+
+  /// Waits before asking again, or gives up when the budget is spent.
+  void wait_or_give_up(const std::string& target, const std::string& last_answer)
+  {
+    if (!wait_if_time_left()) {
       throw CannotRun(fmt::format("{}: the prefill bootstrap server did not become ready within {}; last answer to "
                                   "GET {}: {}",
                                   m_url.text, seconds_text(m_options.timeout), target, last_answer));
     }
-    std::this_thread::sleep_for(pause);
-    m_backoff = std::min(m_backoff * 2, m_options.max_backoff);
   }
 
   void reset_backoff() { m_backoff = m_options.first_backoff; }
@@ -204,6 +213,7 @@ void read_server_info(Session& s, BootstrapFetch& fetch)
 void read_endpoints(Session& s, BootstrapFetch& fetch)
 {
   const bool legacy = fetch.info.generation != check::InfoGeneration::server_info;
+  bool budget_spent = false; // then every remaining rank is asked once, without waiting
   for (const check::RankId& rank : check::rank_ids(fetch.info)) {
     const std::string target = check::rank_target(fetch.info, rank);
     while (true) {
@@ -220,8 +230,12 @@ void read_endpoints(Session& s, BootstrapFetch& fetch)
       // 503: not every rank registered. 404 (and 500 from the older servers,
       // whose lookup raises KeyError): this rank has not registered yet.
       if (a.status == 503 || a.status == 404 || (legacy && a.status == 500)) {
-        s.wait_or_give_up(target, check::describe_answer(a.status, a.body));
-        continue;
+        if (!budget_spent && s.wait_if_time_left()) {
+          continue;
+        }
+        budget_spent = true;
+        fetch.missing_ranks.emplace_back(rank, check::describe_answer(a.status, a.body));
+        break;
       }
       s.unexpected(target, a);
     }

@@ -35,7 +35,10 @@ struct BootstrapFetch
   std::string health_answer;  ///< e.g. "200 OK"
   std::string info_target;    ///< the query that the server info answered
   check::PrefillServerInfo info;
-  std::vector<check::RankEndpoint> endpoints; ///< in check::rank_ids order
+  std::vector<check::RankEndpoint> endpoints; ///< in check::rank_ids order, registered ranks only
+  /// Ranks the server info announces but whose endpoint was still not registered
+  /// when the budget ran out, each with the server's last answer.
+  std::vector<std::pair<check::RankId, std::string>> missing_ranks;
   std::vector<std::string> notes;             ///< things worth saying that are not failures
   int requests = 0;                           ///< GET requests sent
   int not_ready_answers = 0;                  ///< 503s, null sizes and missing ranks waited out
@@ -46,7 +49,10 @@ struct BootstrapFetch
 /// (older servers before the first registration) or no endpoint for a rank is
 /// asked again with exponential backoff until `options.timeout`. Throws
 /// CannotRun with one line naming the URL when the server cannot be reached,
-/// never becomes ready, or answers something that no SGLang version sends.
+/// never delivers its server info, or answers something that no SGLang version
+/// sends. Rank endpoints still unregistered when the budget is spent are listed
+/// in `missing_ranks` (each asked once more after that), not thrown: the topology
+/// is known, so the decode side can still be checked and the gap reported.
 BootstrapFetch fetch_bootstrap(const check::BootstrapUrl& url, const BootstrapOptions& options);
 
 } // namespace pdcheck::io

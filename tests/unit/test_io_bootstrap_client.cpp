@@ -403,15 +403,40 @@ TEST_CASE("a server that is not fully registered yet is asked again", "[io][boot
                          "/route?engine_rank=-1&target_dp_group=-1&target_pp_rank=-1: prefill_tp_size is null: no "
                          "prefill rank has registered yet");
   }
-  SECTION("a rank that never registers: 404")
+  SECTION("a rank that never registers: 404, reported, the others still read")
   {
     Emulated e;
     e.missing_tp = {1};
     LoopbackServer server(std::ref(e));
-    CHECK(cannot_run(server.url(), fast(300)) ==
-          server.url() + ": the prefill bootstrap server did not become ready within 0.3 s; last answer to GET "
-                         "/route?prefill_dp_rank=0&prefill_cp_rank=0&target_tp_rank=1&target_pp_rank=0: 404 Bootstrap "
-                         "info not found for dp_rank=0 cp_rank=0 tp_rank=1 pp_rank=0");
+    const auto start = std::chrono::steady_clock::now();
+    const io::BootstrapFetch f = io::fetch_bootstrap(check::parse_bootstrap_url(server.url()), fast(300));
+    const auto waited = std::chrono::steady_clock::now() - start;
+    CHECK(waited >= std::chrono::milliseconds(150));
+    CHECK(waited < std::chrono::milliseconds(2000));
+    REQUIRE(f.missing_ranks.size() == 1);
+    CHECK(check::rank_label(f.missing_ranks[0].first) == "dp 0 cp 0 tp 1 pp 0");
+    CHECK(f.missing_ranks[0].second ==
+          "404 Bootstrap info not found for dp_rank=0 cp_rank=0 tp_rank=1 pp_rank=0");
+    REQUIRE(f.endpoints.size() == 1);
+    CHECK(f.endpoints[0].rank.tp == 0);
+    require_read_only(server);
+  }
+  SECTION("every rank missing: each is asked once more after the budget is spent")
+  {
+    Emulated e;
+    e.missing_tp = {0, 1};
+    LoopbackServer server(std::ref(e));
+    const io::BootstrapFetch f = io::fetch_bootstrap(check::parse_bootstrap_url(server.url()), fast(300));
+    REQUIRE(f.missing_ranks.size() == 2);
+    CHECK(f.endpoints.empty());
+    const auto findings = check::missing_rank_findings(f.missing_ranks, server.url());
+    REQUIRE(findings.size() == 2);
+    CHECK(findings[1].rule == "bootstrap-rank-missing");
+    CHECK(findings[1].message == "prefill rank dp 0 cp 0 tp 1 pp 0 has not registered its endpoint with " +
+                                   server.url() +
+                                   ": the last answer was 404 Bootstrap info not found for dp_rank=0 cp_rank=0 "
+                                   "tp_rank=1 pp_rank=0");
+    CHECK(findings[1].severity == Severity::error);
     require_read_only(server);
   }
   SECTION("a rank that never registers on an older server: 500 from its KeyError")
@@ -421,10 +446,9 @@ TEST_CASE("a server that is not fully registered yet is asked again", "[io][boot
     e.dir = "attn-tp-pp";
     e.missing_tp = {0};
     LoopbackServer server(std::ref(e));
-    CHECK(cannot_run(server.url(), fast(300)) ==
-          server.url() + ": the prefill bootstrap server did not become ready within 0.3 s; last answer to GET "
-                         "/route?engine_rank=0&target_dp_group=0&target_pp_rank=0: 500 500 Internal Server Error "
-                         "Server got itself in trouble");
+    const io::BootstrapFetch f = io::fetch_bootstrap(check::parse_bootstrap_url(server.url()), fast(300));
+    REQUIRE(f.missing_ranks.size() == 1);
+    CHECK(f.missing_ranks[0].second == "500 500 Internal Server Error Server got itself in trouble");
   }
 }
 
@@ -629,6 +653,26 @@ TEST_CASE("pdcheck bootstrap from the command line", "[io][bootstrap][cli]")
                          ": the prefill bootstrap server did not become ready within 0.5 s; last answer to GET "
                          "/route?prefill_dp_rank=-1&prefill_cp_rank=-1&target_tp_rank=-1&target_pp_rank=-1: 503 "
                          "Prefill server not fully registered yet (1 workers registered).\n");
+    require_read_only(server);
+  }
+  SECTION("exit 1: a rank that never registers is a finding, the rest is still checked")
+  {
+    Emulated e;
+    e.missing_tp = {1};
+    LoopbackServer server(std::ref(e));
+    const Run r = pdcheck_cli("bootstrap " + server.url() + " examples/bootstrap/decode.yaml --timeout 0.4");
+    CHECK(r.code == 1);
+    CHECK(r.out.find("  endpoints: 1 prefill rank(s), 1 never registered\n") != std::string::npos);
+    CHECK(r.out.find("error [bootstrap-rank-missing] bootstrap · prefill") != std::string::npos);
+    CHECK(r.out.find("prefill rank dp 0 cp 0 tp 1 pp 0 has not registered its endpoint with " + server.url() +
+                     ": the last answer was 404 Bootstrap info not found for dp_rank=0 cp_rank=0 tp_rank=1 "
+                     "pp_rank=0\n") != std::string::npos);
+    const Run j = pdcheck_cli("bootstrap " + server.url() + " examples/bootstrap/decode.yaml --timeout 0.4 --format json");
+    CHECK(j.code == 1);
+    const auto doc = nlohmann::json::parse(j.out);
+    CHECK(doc["server"]["missing_ranks"] ==
+          nlohmann::json::parse(R"([{"dp":0,"cp":0,"tp":1,"pp":0,"answer":"404 Bootstrap info not found for )"
+                                R"(dp_rank=0 cp_rank=0 tp_rank=1 pp_rank=0"}])"));
     require_read_only(server);
   }
   SECTION("exit 2: bad URL, bad profile, a prefill side; nothing is sent")
