@@ -6,7 +6,7 @@ _pdcheck()
     case ${COMP_WORDS[i]} in -*) ;; *) cmd=${COMP_WORDS[i]}; break ;; esac
   done
   case $cmd in
-  '') COMPREPLY=($(compgen -W 'check bootstrap layout models profiles rules explain decode encode probe devices --help --version' -- "$cur")); return ;;
+  '') COMPREPLY=($(compgen -W 'check bootstrap layout models profiles rules explain decode encode capture probe devices --help --version' -- "$cur")); return ;;
   check)
     case $prev in
     --help|-h) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -109,6 +109,19 @@ _pdcheck()
     --hex) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     esac
     if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--help --help -h --rank --pp-rank --backend --generation --out --hex' -- "$cur")); return; fi
+    COMPREPLY=($(compgen -f -- "$cur"))
+    ;;
+  capture)
+    case $prev in
+    --help|-h) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --port) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --host) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --out) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --backend) COMPREPLY=($(compgen -W 'auto mooncake mori nixl' -- "$cur")); return ;;
+    --max-transfer-infos) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --format) COMPREPLY=($(compgen -W 'text json' -- "$cur")); return ;;
+    esac
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--help --help -h --port --host --out --backend --max-transfer-infos --format' -- "$cur")); return; fi
     COMPREPLY=($(compgen -f -- "$cur"))
     ;;
   probe)

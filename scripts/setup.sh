@@ -8,7 +8,7 @@ build_dir=${1:?usage: scripts/setup.sh BUILD_DIR [cmake args...]}
 shift
 
 packages=(g++ cmake ninja-build pkg-config libcli11-dev nlohmann-json3-dev libfmt-dev
-          libyaml-cpp-dev catch2 libibverbs-dev libcpp-httplib-dev python3 python3-jsonschema python3-yaml man-db groff-base
+          libyaml-cpp-dev catch2 libibverbs-dev libcpp-httplib-dev libpcap-dev libzmq3-dev python3 python3-jsonschema python3-yaml man-db groff-base
           dpkg-dev file)
 missing=()
 for p in "${packages[@]}"; do

@@ -107,8 +107,7 @@ check::CheckInput gather_inputs(const CheckOptions& o)
   } else {
     throw InputError("check", "expected PREFILL and DECODE side files, or --prefill-args and --decode-args");
   }
-  for (const std::string& path : o.transfer_infos) {
-    const io::Capture capture = io::load_capture(path);
+  auto add_transfer_info = [&in](const io::Capture& capture, const std::string& path) {
     const wire::TransferInfo ti = io::transfer_info_from_capture(capture);
     check::ObservedTransferInfo obs;
     obs.origin = path;
@@ -117,9 +116,17 @@ check::CheckInput gather_inputs(const CheckOptions& o)
       obs.state_index_counts.push_back(static_cast<int>(component.size()));
     }
     in.transfer_infos.push_back(std::move(obs));
+  };
+  for (const std::string& path : o.transfer_infos) {
+    add_transfer_info(io::load_capture(path), path);
   }
   for (const std::string& path : capture_files(o.decode_captures)) {
     const io::Capture capture = io::load_capture(path);
+    if (capture.kind == io::CaptureKind::transfer_info) {
+      // A directory `pdcheck capture` wrote holds both kinds: requests count as --transfer-info.
+      add_transfer_info(capture, path);
+      continue;
+    }
     const wire::Registration reg = io::registration_from_capture(capture); // strict: malformed frames exit 2
     if (o.decode_file.empty() && in.decode_registrations.empty()) {
       // Only captures: the decode server is the prefill's model at the
@@ -134,6 +141,10 @@ check::CheckInput gather_inputs(const CheckOptions& o)
       in.decode.args.attn_cp_size = 1;
     }
     in.decode_registrations.push_back({path, capture.backend, capture.frames});
+  }
+  if (files && o.decode_file.empty() && in.decode_registrations.empty()) {
+    throw InputError("--decode-capture", "none of the captures is a registration, so there is no decode side: give "
+                                         "the DECODE side file too, or a registration capture");
   }
   return in;
 }

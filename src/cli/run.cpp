@@ -25,7 +25,7 @@ constexpr Installer k_installers[] = {
   install_profiles,
   install_rules,
   install_explain,
-  install_decode, install_encode,
+  install_decode, install_encode, install_capture,
   install_probe, install_devices,
   install_completion, // hidden
 };

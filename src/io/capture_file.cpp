@@ -18,8 +18,8 @@ namespace {
 
 using json = nlohmann::json;
 
-const std::vector<std::string> k_keys = {"backend", "kind",  "frames_base64", "frames_hex", "generation",
-                                         "host",    "time",  "note",          "synthetic"};
+const std::vector<std::string> k_keys = {"backend", "kind", "frames_base64", "frames_hex", "generation",
+                                         "host",    "time", "note",          "synthetic",  "flow"};
 
 std::string type_name(const json& j)
 {
@@ -72,6 +72,32 @@ std::string string_field(const json& doc, const std::string& key, const std::str
 std::string frames_key_hint(bool hex)
 {
   return hex ? "hex" : "base64";
+}
+
+CaptureFlow flow_field(const nlohmann::json& v, const std::string& origin)
+{
+  const std::string where = origin + ": flow";
+  if (!v.is_object()) {
+    throw InputError(where, fmt::format("expected an object with src, dst, stream_offset and pcap, got {}", type_name(v)));
+  }
+  CaptureFlow f;
+  for (const auto& item : v.items()) {
+    const std::string& key = item.key();
+    if (key == "stream_offset") {
+      if (!item.value().is_number_unsigned()) {
+        throw InputError(where + ".stream_offset", fmt::format("expected a byte offset, got {}", type_name(item.value())));
+      }
+      f.stream_offset = item.value().get<std::uint64_t>();
+    } else if (key == "src" || key == "dst" || key == "pcap") {
+      if (!item.value().is_string()) {
+        throw InputError(where + "." + key, fmt::format("expected a string, got {}", type_name(item.value())));
+      }
+      (key == "src" ? f.src : key == "dst" ? f.dst : f.pcap) = item.value().get<std::string>();
+    } else {
+      throw InputError(where, fmt::format("unknown key \"{}\" (expected src, dst, stream_offset, pcap)", key));
+    }
+  }
+  return f;
 }
 
 } // namespace
@@ -181,6 +207,9 @@ Capture parse_capture(std::string_view text, const std::string& origin)
     }
     c.synthetic = doc.at("synthetic").get<bool>();
   }
+  if (doc.contains("flow")) {
+    c.flow = flow_field(doc.at("flow"), origin);
+  }
   return c;
 }
 
@@ -218,6 +247,12 @@ std::string capture_to_json(const Capture& capture)
   }
   if (capture.synthetic) {
     doc["synthetic"] = true;
+  }
+  if (capture.flow) {
+    doc["flow"] = {{"src", capture.flow->src},
+                   {"dst", capture.flow->dst},
+                   {"stream_offset", capture.flow->stream_offset},
+                   {"pcap", capture.flow->pcap}};
   }
   nlohmann::ordered_json frames = nlohmann::ordered_json::array();
   for (const wire::Bytes& f : capture.frames) {

@@ -5,6 +5,7 @@
 #include "wire/registration.hpp"
 #include "wire/transfer_info.hpp"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,6 +16,16 @@ namespace pdcheck::io {
 enum class CaptureKind { registration, transfer_info };
 
 std::string_view capture_kind_name(CaptureKind k);
+
+/// Where `pdcheck capture` found a message: the TCP flow (sender -> receiver),
+/// the byte of that stream its first frame starts at, and the pcap it came from.
+struct CaptureFlow
+{
+  std::string src;
+  std::string dst;
+  std::uint64_t stream_offset = 0;
+  std::string pcap;
+};
 
 /// One captured ZMQ message (schemas/capture.schema.json):
 /// `{"backend": "mooncake"|"mori"|"nixl", "kind": "registration"|"transfer_info",
@@ -31,6 +42,7 @@ struct Capture
   std::string time;
   std::string note;
   bool synthetic = false; ///< written by `pdcheck encode`: pointers are made up
+  std::optional<CaptureFlow> flow; ///< written by `pdcheck capture`
 };
 
 /// Parses capture JSON. Throws InputError: JSON syntax errors as

@@ -17,7 +17,7 @@ fi
 cmake -S "$here" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$build" -j "$(nproc)" >/dev/null
 status=0
-for target in int_lists mooncake_registration mori_registration nixl_registration transfer_info capture_json; do
+for target in int_lists mooncake_registration mori_registration nixl_registration transfer_info capture_json zmtp; do
   corpus="$build/corpus/$target"
   mkdir -p "$corpus"
   # The committed seeds stay untouched; new inputs go to the build directory.

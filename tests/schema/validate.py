@@ -78,4 +78,13 @@ for log in sorted(glob.glob("examples/logs/*")):
     check("explain.schema.json", run(["explain", log, "--format", "json"]), f"explain {log}")
 check("explain.schema.json", run(["explain", "--format", "json"] + sorted(glob.glob("examples/logs/*"))),
       "explain every example log at once")
+for cap in sorted(glob.glob("examples/captures/*.json")):
+    with open(cap) as f:
+        check("capture.schema.json", json.load(f), f"capture file {cap}")
+import tempfile
+with tempfile.TemporaryDirectory() as out:
+    run(["capture", "tests/data/capture/zmq-loopback-push-pull.pcap", "--out", out, "--format", "json"], allowed=(0,))
+    for cap in sorted(glob.glob(out + "/*.json")):
+        with open(cap) as f:
+            check("capture.schema.json", json.load(f), f"pdcheck capture output {os.path.basename(cap)}")
 sys.exit(1 if failures else 0)

@@ -1,0 +1,294 @@
+#include "capture/analyzer.hpp"
+
+#include "wire/registration_codec.hpp"
+#include "wire/transfer_info.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <ctime>
+
+namespace pdcheck::capture {
+
+struct Analyzer::Flow
+{
+  TcpStream stream;
+  ZmtpParser zmtp;
+  TcpStream::Sink to_zmtp;       ///< bound once per flow, not per packet
+  ZmtpParser::Sink to_analyzer;
+};
+
+std::string timestamp_text(const Timestamp& t)
+{
+  const std::time_t secs = static_cast<std::time_t>(t.seconds);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                     tm.tm_hour, tm.tm_min, tm.tm_sec, t.nanoseconds / 1000);
+}
+
+std::string_view message_kind_name(MessageKind k)
+{
+  switch (k) {
+  case MessageKind::registration: return "registration";
+  case MessageKind::transfer_info: return "transfer_info";
+  case MessageKind::unclassified: return "unclassified";
+  }
+  return "?";
+}
+
+std::string_view flow_verdict_name(FlowVerdict v)
+{
+  switch (v) {
+  case FlowVerdict::zmtp: return "zmtp";
+  case FlowVerdict::not_zmtp: return "not_zmtp";
+  case FlowVerdict::no_data: return "no_data";
+  case FlowVerdict::failed: return "failed";
+  }
+  return "?";
+}
+
+Analyzer::Analyzer(LinkType link, AnalyzerOptions options) : m_link(link), m_options(std::move(options)) {}
+
+Analyzer::~Analyzer() = default;
+
+std::optional<PacketError> Analyzer::add(std::span<const std::uint8_t> data, std::size_t wire_length, Timestamp time)
+{
+  m_report.packets += 1;
+  m_report.bytes += data.size();
+  m_packet_times.push_back(time);
+  const std::uint64_t packet = m_report.packets;
+  PacketParse parsed = parse_packet(m_link, data, wire_length);
+  if (auto* bad = std::get_if<Malformed>(&parsed)) {
+    return PacketError{packet, bad->offset, std::move(bad->what)};
+  }
+  if (std::holds_alternative<IpFragment>(parsed)) {
+    m_report.ip_fragments += 1;
+    return std::nullopt;
+  }
+  auto* seg = std::get_if<TcpSegment>(&parsed);
+  if (seg == nullptr) {
+    return std::nullopt;
+  }
+  m_report.tcp_packets += 1;
+  const auto& ports = m_options.ports;
+  if ((!ports.empty() && std::find(ports.begin(), ports.end(), seg->src.port) == ports.end() &&
+       std::find(ports.begin(), ports.end(), seg->dst.port) == ports.end()) ||
+      (m_options.host && seg->src.address != *m_options.host && seg->dst.address != *m_options.host)) {
+    m_report.filtered_out += 1;
+    return std::nullopt;
+  }
+  auto [it, inserted] = m_flow_index.try_emplace({seg->src, seg->dst}, m_flows.size());
+  const std::size_t f = it->second;
+  if (inserted) {
+    auto flow = std::make_unique<Flow>();
+    flow->to_zmtp = [this, f](const StreamChunk& chunk) { on_chunk(f, chunk); };
+    flow->to_analyzer = [this, f](const ZmtpMessage& m) { on_zmtp_message(f, m); };
+    FlowReport r;
+    r.src = seg->src;
+    r.dst = seg->dst;
+    r.first_time = time;
+    m_report.flows.push_back(std::move(r));
+    m_flows.push_back(std::move(flow));
+  }
+  m_report.flows[f].packets += 1;
+  Flow& flow = *m_flows[f];
+  const auto state = flow.zmtp.state();
+  if (state == ZmtpParser::State::not_zmtp || state == ZmtpParser::State::failed) {
+    return std::nullopt; // nothing more to read from it
+  }
+  flow.stream.add(*seg, packet, flow.to_zmtp);
+  return std::nullopt;
+}
+
+void Analyzer::on_chunk(std::size_t f, const StreamChunk& chunk)
+{
+  Flow& flow = *m_flows[f];
+  flow.zmtp.feed(chunk.bytes, chunk.packet, flow.to_analyzer);
+}
+
+void Analyzer::on_zmtp_message(std::size_t f, const ZmtpMessage& m)
+{
+  FoundMessage found;
+  found.flow = f;
+  found.offset = m.offset;
+  found.time = m.packet >= 1 && m.packet <= m_packet_times.size() ? m_packet_times[m.packet - 1] : Timestamp{};
+  found.frame_count = m.frames.size();
+  classify(found, m.frames, m_options.backend);
+  if (m_options.on_message) {
+    m_options.on_message(found, m_report.flows[f], m.frames);
+  }
+  FlowReport& flow = m_report.flows[f];
+  flow.message_count += 1;
+  m_report.message_count += 1;
+  switch (found.kind) {
+  case MessageKind::registration: m_report.registrations += 1; break;
+  case MessageKind::transfer_info: m_report.transfer_infos += 1; break;
+  case MessageKind::unclassified: m_report.unclassified += 1; break;
+  }
+  if (found.kind != MessageKind::unclassified) {
+    m_kind_counts[static_cast<std::size_t>(*found.backend) * 2 + (found.kind == MessageKind::registration ? 0 : 1)] += 1;
+  }
+  if (found.kind == MessageKind::transfer_info && m_report.transfer_infos > m_options.max_listed_transfer_infos) {
+    return;
+  }
+  flow.messages.push_back(m_report.messages.size());
+  m_report.messages.push_back(std::move(found));
+}
+
+CaptureReport Analyzer::finish()
+{
+  for (std::size_t f = 0; f < m_flows.size(); ++f) {
+    Flow& flow = *m_flows[f];
+    flow.stream.finish();
+    FlowReport& r = m_report.flows[f];
+    r.syn_seen = flow.stream.syn_seen();
+    r.fin_seen = flow.stream.fin_seen();
+    r.stream_bytes = flow.stream.delivered();
+    r.retransmitted_bytes = flow.stream.retransmitted_bytes();
+    r.out_of_order_segments = flow.stream.out_of_order_segments();
+    r.gap = flow.stream.gap();
+    const ZmtpParser& z = flow.zmtp;
+    switch (z.state()) {
+    case ZmtpParser::State::greeting:
+      r.verdict = z.consumed() == 0 ? FlowVerdict::no_data : FlowVerdict::zmtp;
+      r.ended_inside_message = z.consumed() > 0;
+      break;
+    case ZmtpParser::State::handshake:
+    case ZmtpParser::State::traffic: r.verdict = FlowVerdict::zmtp; break;
+    case ZmtpParser::State::not_zmtp: r.verdict = FlowVerdict::not_zmtp; break;
+    case ZmtpParser::State::failed:
+      r.verdict = FlowVerdict::failed;
+      r.error = z.error();
+      break;
+    }
+    r.ended_inside_message = r.ended_inside_message || z.inside_message();
+    if (z.version_major() >= 3) {
+      r.zmtp_version = fmt::format("{}.{}", z.version_major(), z.version_minor());
+    }
+    r.mechanism = z.mechanism();
+    if (auto it = z.properties().find("Socket-Type"); it != z.properties().end()) {
+      r.socket_type = it->second;
+    }
+  }
+  for (wire::Backend b : {wire::Backend::mooncake, wire::Backend::mori, wire::Backend::nixl}) {
+    for (MessageKind k : {MessageKind::registration, MessageKind::transfer_info}) {
+      const std::uint64_t n =
+        m_kind_counts[static_cast<std::size_t>(b) * 2 + (k == MessageKind::registration ? 0 : 1)];
+      if (n > 0) {
+        m_report.by_kind[fmt::format("{} {}", wire::backend_name(b), message_kind_name(k))] = n;
+      }
+    }
+  }
+  if (m_report.unclassified > 0) {
+    m_report.by_kind["unclassified"] = m_report.unclassified;
+  }
+  return std::move(m_report);
+}
+
+namespace {
+
+bool is_ascii_int(const wire::Bytes& b)
+{
+  if (b.empty() || b.size() > 20) {
+    return false;
+  }
+  std::size_t i = b[0] == '-' ? 1 : 0;
+  if (i == b.size()) {
+    return false;
+  }
+  for (; i < b.size(); ++i) {
+    if (b[i] < '0' || b[i] > '9') {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::optional<wire::Backend> backend_from_guard(const wire::Frames& frames)
+{
+  if (frames.empty()) {
+    return std::nullopt;
+  }
+  const std::string first = wire::to_string(frames[0]);
+  if (first == "MoriMsgGuard") {
+    return wire::Backend::mori;
+  }
+  if (first == "NixlMsgGuard") {
+    return wire::Backend::nixl;
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+void classify(FoundMessage& m, const wire::Frames& frames, std::optional<wire::Backend> forced)
+{
+  if (frames.empty()) {
+    m.problem = "an empty message";
+    return;
+  }
+  const std::optional<wire::Backend> guarded = backend_from_guard(frames);
+  const wire::Backend backend = forced ? *forced : guarded ? *guarded : wire::Backend::mooncake;
+  const bool guard_expected = backend != wire::Backend::mooncake;
+  if (guard_expected && guarded != backend) {
+    m.problem = fmt::format("no {} guard frame: SGLang's {} receiver drops it as a malformed bootstrap message",
+                        backend == wire::Backend::mori ? "MoriMsgGuard" : "NixlMsgGuard", wire::backend_name(backend));
+    return;
+  }
+  if (!guard_expected && guarded) {
+    m.problem = fmt::format("frame 0 is the {} guard, but --backend mooncake was given", wire::backend_name(*guarded));
+    return;
+  }
+  const std::size_t base = guard_expected ? 1 : 0;
+  if (frames.size() <= base) {
+    m.problem = "only a guard frame";
+    return;
+  }
+  m.backend = backend;
+  m.backend_from_guard = guarded.has_value();
+  const wire::Bytes& first = frames[base];
+  if (wire::to_string(first) == "None") {
+    const wire::RegistrationDecode d = wire::decode_registration(backend, frames);
+    if (!d.registration) {
+      m.problem = fmt::format("frame {} is None (a registration) but the frames do not decode: frame {} ({}): {}", base,
+                          d.problem->frame, d.problem->field, d.problem->message());
+      return;
+    }
+    m.kind = MessageKind::registration;
+    m.generation = d.registration->generation;
+    m.dst_tp_rank = d.registration->dst_tp_rank;
+    m.dst_attn_tp = d.registration->dst_attn_tp_size;
+    return;
+  }
+  if (is_ascii_int(first)) {
+    const wire::TransferInfoDecode d = wire::decode_transfer_info(backend, frames);
+    if (!d.transfer_info) {
+      m.problem = fmt::format("frame {} is a room number but the {} frames do not decode as a TransferInfo: frame {} ({}): "
+                          "{}",
+                          base, frames.size(), d.problem->frame, d.problem->field, d.problem->message());
+      return;
+    }
+    m.kind = MessageKind::transfer_info;
+    m.generation = wire::detect_transfer_info_generation(backend, frames).first;
+    m.room = wire::to_string(first);
+    return;
+  }
+  m.backend.reset();
+  m.problem = fmt::format("frame {} is neither None (registration) nor a room number (TransferInfo)", base);
+}
+
+std::string message_description(const FoundMessage& m)
+{
+  if (m.kind == MessageKind::unclassified) {
+    return m.problem;
+  }
+  const std::string how = m.backend_from_guard ? "guard frame" : "no guard frame";
+  if (m.kind == MessageKind::registration) {
+    return fmt::format("{} registration ({}, frame {} None), generation {}", wire::backend_name(*m.backend), how,
+                       m.backend_from_guard ? 1 : 0, wire::generation_name(*m.generation));
+  }
+  return fmt::format("{} TransferInfo ({}), room {}", wire::backend_name(*m.backend), how, *m.room);
+}
+
+} // namespace pdcheck::capture

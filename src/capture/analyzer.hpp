@@ -1,0 +1,171 @@
+#pragma once
+
+// From captured packets to SGLang PD messages: every TCP flow (one direction of
+// a connection) is reassembled and read as ZMTP; each multipart message is
+// classified as a registration or a TransferInfo of a backend, with the
+// generation `pdcheck decode` would detect. Pure: packets in, a report out; the
+// pcap file itself is read by io/pcap_file.
+
+#include "capture/packet.hpp"
+#include "capture/tcp_stream.hpp"
+#include "capture/zmtp.hpp"
+#include "wire/bytes.hpp"
+#include "wire/generation.hpp"
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pdcheck::capture {
+
+/// When a packet was captured (pcap's seconds and nanoseconds since the epoch).
+struct Timestamp
+{
+  std::int64_t seconds = 0;
+  std::uint32_t nanoseconds = 0;
+};
+
+/// RFC 3339 in UTC with microseconds: "2026-11-30T03:12:45.123456Z".
+std::string timestamp_text(const Timestamp& t);
+
+
+struct FoundMessage;
+struct FlowReport;
+
+/// Gets every message as soon as its last frame is read, classified, with its
+/// flow (endpoints final, counters still running); the frames are valid only
+/// during the call.
+using MessageSink = std::function<void(const FoundMessage&, const FlowReport&, const wire::Frames&)>;
+
+struct AnalyzerOptions
+{
+  std::vector<std::uint16_t> ports;          ///< empty: every port
+  std::optional<Address> host;               ///< only flows from or to this address
+  std::optional<wire::Backend> backend;      ///< nullopt: from guard frames and frame shape
+  MessageSink on_message;                    ///< optional
+  /// TransferInfos listed one by one in the report (all go to on_message and are
+  /// counted); registrations and unclassified messages are always listed.
+  std::size_t max_listed_transfer_infos = SIZE_MAX;
+};
+
+enum class MessageKind { registration, transfer_info, unclassified };
+std::string_view message_kind_name(MessageKind k);
+
+/// One message found on the wire and what it is (its frames go to the sink).
+struct FoundMessage
+{
+  std::size_t flow = 0;     ///< index into CaptureReport::flows
+  std::uint64_t offset = 0; ///< stream byte of its first frame
+  Timestamp time;           ///< of the packet that carried its first byte
+  std::size_t frame_count = 0;
+  MessageKind kind = MessageKind::unclassified;
+  std::optional<wire::Backend> backend;
+  bool backend_from_guard = false;            ///< the guard frame said so (not --backend, not its absence)
+  std::optional<wire::Generation> generation;
+  std::optional<std::int64_t> dst_tp_rank;    ///< registration: the decode engine rank
+  std::optional<std::int64_t> dst_attn_tp;    ///< registration: the decode attention TP size
+  std::optional<std::string> room;            ///< transfer_info: bootstrap_room
+  std::string problem; ///< unclassified: why
+};
+
+/// "mooncake registration (frame 0 None, no guard frame), generation components",
+/// "mori TransferInfo (guard frame), room 7", or the problem of an unclassified one.
+std::string message_description(const FoundMessage& m);
+
+enum class FlowVerdict { zmtp, not_zmtp, no_data, failed };
+std::string_view flow_verdict_name(FlowVerdict v);
+
+/// One direction of one TCP connection.
+struct FlowReport
+{
+  Endpoint src;
+  Endpoint dst;
+  std::uint64_t packets = 0;
+  std::uint64_t stream_bytes = 0; ///< delivered in order
+  Timestamp first_time;
+  bool syn_seen = false;
+  bool fin_seen = false;
+  std::uint64_t retransmitted_bytes = 0;
+  std::uint64_t out_of_order_segments = 0;
+  std::optional<StreamGap> gap; ///< set: the flow is incomplete from here on
+  bool ended_inside_message = false;
+  FlowVerdict verdict = FlowVerdict::no_data;
+  std::optional<ZmtpError> error; ///< verdict failed
+  std::string zmtp_version;       ///< "3.1"
+  std::string mechanism;
+  std::string socket_type;        ///< READY's Socket-Type ("PUSH")
+  std::vector<std::size_t> messages; ///< indexes into CaptureReport::messages (listed ones)
+  std::uint64_t message_count = 0;    ///< every message of the flow, listed or not
+
+  /// Complete: the stream was captured from its first byte (SYN seen) to its end
+  /// without holes and no message was cut off.
+  bool complete() const { return syn_seen && !gap && !ended_inside_message; }
+};
+
+struct CaptureReport
+{
+  std::vector<FlowReport> flows;
+  std::vector<FoundMessage> messages; ///< listed messages, in the order they completed
+  std::uint64_t message_count = 0;
+  std::uint64_t registrations = 0;
+  std::uint64_t transfer_infos = 0;
+  std::uint64_t unclassified = 0;
+  /// Messages by "<backend> <kind>" ("mooncake registration") or "unclassified".
+  std::map<std::string, std::uint64_t> by_kind;
+  std::uint64_t packets = 0;
+  std::uint64_t tcp_packets = 0;
+  std::uint64_t filtered_out = 0;    ///< TCP packets outside --port / --host
+  std::uint64_t ip_fragments = 0;    ///< TCP in IP fragments: not reassembled
+  std::uint64_t bytes = 0;           ///< captured bytes
+};
+
+/// A packet that contradicts itself; the caller names the file.
+struct PacketError
+{
+  std::uint64_t packet = 0; ///< 1-based
+  std::size_t offset = 0;   ///< byte of the packet
+  std::string what;
+};
+
+class Analyzer
+{
+public:
+  Analyzer(LinkType link, AnalyzerOptions options);
+  ~Analyzer();
+  Analyzer(const Analyzer&) = delete;
+  Analyzer& operator=(const Analyzer&) = delete;
+
+  /// Adds the next packet in capture order. Returns the problem of a malformed
+  /// IP or TCP header (the packet is then ignored).
+  std::optional<PacketError> add(std::span<const std::uint8_t> data, std::size_t wire_length, Timestamp time);
+
+  /// Ends the capture: flows are finished, messages classified.
+  CaptureReport finish();
+
+private:
+  struct Flow;
+  void on_chunk(std::size_t flow, const StreamChunk& chunk);
+  void on_zmtp_message(std::size_t flow, const ZmtpMessage& message);
+
+  LinkType m_link;
+  AnalyzerOptions m_options;
+  CaptureReport m_report;
+  std::vector<std::unique_ptr<Flow>> m_flows;
+  std::map<std::pair<Endpoint, Endpoint>, std::size_t> m_flow_index;
+  std::vector<Timestamp> m_packet_times; ///< every packet's time, by packet number - 1
+  std::array<std::uint64_t, 6> m_kind_counts{}; ///< classified messages by backend x kind
+};
+
+/// What a message is: the guard frame decides the backend (MoriMsgGuard,
+/// NixlMsgGuard, none for Mooncake) unless `backend` is given; frame 0 `None`
+/// makes a registration, an integer room a TransferInfo; the wire decoder must
+/// then accept the frames.
+void classify(FoundMessage& message, const wire::Frames& frames, std::optional<wire::Backend> backend);
+
+} // namespace pdcheck::capture

@@ -1,0 +1,86 @@
+#include "io/pcap_file.hpp"
+
+#include "util/error.hpp"
+
+#include <fmt/format.h>
+#include <pcap/pcap.h>
+
+#include <fstream>
+#include <memory>
+
+namespace pdcheck::io {
+
+namespace {
+
+struct PcapCloser
+{
+  void operator()(pcap_t* p) const { pcap_close(p); }
+};
+
+std::string linktype_name(int linktype)
+{
+  const char* name = pcap_datalink_val_to_name(linktype);
+  return name != nullptr ? name : "";
+}
+
+/// libpcap reads both formats through one API and reports pcap's version for
+/// pcapng too, so the format is told by the first block's magic.
+std::string file_format(const std::string& path)
+{
+  if (path == "-") {
+    return "pcap or pcapng";
+  }
+  std::ifstream in(path, std::ios::binary);
+  unsigned char magic[4] = {};
+  in.read(reinterpret_cast<char*>(magic), 4);
+  return magic[0] == 0x0A && magic[1] == 0x0D && magic[2] == 0x0D && magic[3] == 0x0A ? "pcapng" : "pcap";
+}
+
+} // namespace
+
+PcapSummary analyze_pcap(const std::string& path, const capture::AnalyzerOptions& options)
+{
+  char errbuf[PCAP_ERRBUF_SIZE] = {};
+  std::unique_ptr<pcap_t, PcapCloser> pcap(
+    pcap_open_offline_with_tstamp_precision(path.c_str(), PCAP_TSTAMP_PRECISION_NANO, errbuf));
+  if (!pcap) {
+    // libpcap says e.g. "unknown file format" or "truncated dump file; ...".
+    throw InputError(path, fmt::format("cannot read as pcap or pcapng: {}", errbuf));
+  }
+  PcapSummary summary;
+  summary.linktype = pcap_datalink(pcap.get());
+  summary.linktype_name = linktype_name(summary.linktype);
+  summary.format = file_format(path);
+  const std::optional<capture::LinkType> link = capture::link_type_from_pcap(summary.linktype);
+  if (!link) {
+    throw InputError(path, fmt::format("link type {}{} is not one pdcheck reads; capture with tcpdump -i any or on "
+                                       "an Ethernet or loopback interface ({})",
+                                       summary.linktype,
+                                       summary.linktype_name.empty() ? "" : " (" + summary.linktype_name + ")",
+                                       capture::supported_link_types()));
+  }
+  capture::Analyzer analyzer(*link, options);
+  std::uint64_t packet = 0;
+  while (true) {
+    pcap_pkthdr* header = nullptr;
+    const u_char* data = nullptr;
+    const int rc = pcap_next_ex(pcap.get(), &header, &data);
+    if (rc == PCAP_ERROR_BREAK) {
+      break; // end of file
+    }
+    if (rc != 1) {
+      throw InputError(fmt::format("{}: packet {}", path, packet + 1),
+                       fmt::format("cannot read: {}", pcap_geterr(pcap.get())));
+    }
+    ++packet;
+    const capture::Timestamp t{static_cast<std::int64_t>(header->ts.tv_sec),
+                               static_cast<std::uint32_t>(header->ts.tv_usec)}; // nanoseconds: NANO precision
+    if (auto bad = analyzer.add(std::span<const std::uint8_t>(data, header->caplen), header->len, t)) {
+      throw InputError(fmt::format("{}: packet {}", path, bad->packet), fmt::format("byte {}: {}", bad->offset, bad->what));
+    }
+  }
+  summary.report = analyzer.finish();
+  return summary;
+}
+
+} // namespace pdcheck::io
