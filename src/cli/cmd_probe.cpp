@@ -8,6 +8,11 @@
 #include "util/error.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <functional>
+#include <memory>
 
 #include <ostream>
 
@@ -60,6 +65,26 @@ probe::TransportFactory factory_for(const ProbeCliOptions& o, const std::string&
   }
   const double timeout = o.timeout;
   return [timeout](const std::string& bind_host) { return std::make_unique<probe::TcpTransport>(bind_host, timeout); };
+}
+
+/// A progress line on stderr, redrawn at most five times a second, when stderr
+/// is a terminal (never in a pipe or a CI log).
+std::function<void(int, int, std::int64_t)> progress_line(std::ostream& err, const char* verb)
+{
+  if (isatty(STDERR_FILENO) != 1) {
+    return nullptr;
+  }
+  auto last = std::make_shared<std::chrono::steady_clock::time_point>();
+  return [&err, verb, last](int done, int total, std::int64_t bytes) {
+    const auto now = std::chrono::steady_clock::now();
+    if (done < total && now - *last < std::chrono::milliseconds(200)) {
+      return;
+    }
+    *last = now;
+    err << fmt::format("\rpdcheck probe: request {}/{} · {:.1f} MB {}", done, total,
+                       static_cast<double>(bytes) / 1e6, verb)
+        << (done >= total ? "\n" : "") << std::flush;
+  };
 }
 
 probe::ProbeOptions session_options(const ProbeCliOptions& o)
@@ -132,7 +157,8 @@ void install_probe(CLI::App& app, CommandContext& ctx)
     std::string note;
     const sglang::Side decode = io::load_side_file(o->decode_file);
     const probe::HostPort hp = probe::parse_host_port(o->listen, "--listen");
-    const probe::ProbeOptions po = session_options(*o);
+    probe::ProbeOptions po = session_options(*o);
+    po.progress = progress_line(*ctx.err, "verified");
     const std::string kind = resolve_transport(*o, note);
     ctx.exit_status = finish(probe::serve(decode, hp, po, factory_for(*o, kind)), *o, note, ctx);
   });
@@ -145,7 +171,8 @@ void install_probe(CLI::App& app, CommandContext& ctx)
     std::string note;
     const sglang::Side prefill = io::load_side_file(o->prefill_file);
     const probe::HostPort hp = probe::parse_host_port(o->connect, "--connect");
-    const probe::ProbeOptions po = session_options(*o);
+    probe::ProbeOptions po = session_options(*o);
+    po.progress = progress_line(*ctx.err, "written");
     const std::string kind = resolve_transport(*o, note);
     ctx.exit_status = finish(probe::send(prefill, hp, po, factory_for(*o, kind)), *o, note, ctx);
   });
@@ -158,7 +185,8 @@ void install_probe(CLI::App& app, CommandContext& ctx)
     std::string note;
     const sglang::Side prefill = io::load_side_file(o->prefill_file);
     const sglang::Side decode = io::load_side_file(o->decode_file);
-    const probe::ProbeOptions po = session_options(*o);
+    probe::ProbeOptions po = session_options(*o);
+    po.progress = progress_line(*ctx.err, "verified");
     const std::string kind = resolve_transport(*o, note);
     ctx.exit_status = finish(probe::loopback(prefill, decode, po, factory_for(*o, kind)), *o, note, ctx);
   });

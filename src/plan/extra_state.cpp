@@ -36,6 +36,22 @@ SglangError non_mla_tp_error(ExtraStateType t, const char* function, const char*
                        function, rule);
 }
 
+// MiniMax state: PP is checked first, and on the prefill's own pp size. `what`
+// is the backend's wording ("state" in Mooncake, "sparse index" elsewhere).
+std::optional<SglangError> minimax_error(const ExtraStateInput& in, bool unequal_tp, std::string_view what,
+                                         const char* function)
+{
+  if (in.prefill_pp_size > 1) {
+    return runtime_error(fmt::format("PD disagg: PP>1 not supported for MiniMax {} yet.", what), function,
+                         "extra-state-minimax");
+  }
+  if (unequal_tp) {
+    return runtime_error(fmt::format("PD disagg: heterogeneous TP not supported for MiniMax {} yet.", what), function,
+                         "extra-state-minimax");
+  }
+  return std::nullopt;
+}
+
 std::optional<SglangError> mooncake_error(const ExtraStateInput& in, bool unequal_tp)
 {
   switch (in.type) {
@@ -49,16 +65,7 @@ std::optional<SglangError> mooncake_error(const ExtraStateInput& in, bool unequa
     return std::nullopt;
   case ExtraStateType::minimax_index_k:
   case ExtraStateType::minimax_dense_kv:
-    // PP is checked first, and on the prefill's own pp size.
-    if (in.prefill_pp_size > 1) {
-      return runtime_error("PD disagg: PP>1 not supported for MiniMax state yet.", "maybe_send_extra",
-                           "extra-state-minimax");
-    }
-    if (unequal_tp) {
-      return runtime_error("PD disagg: heterogeneous TP not supported for MiniMax state yet.", "maybe_send_extra",
-                           "extra-state-minimax");
-    }
-    return std::nullopt;
+    return minimax_error(in, unequal_tp, "state", "maybe_send_extra");
   }
   return std::nullopt;
 }
@@ -80,15 +87,7 @@ std::optional<SglangError> mori_error(const ExtraStateInput& in, bool unequal_tp
   case ExtraStateType::c128_state:
     return std::nullopt; // page-indexed copies; only index counts are checked
   case ExtraStateType::minimax_index_k:
-    if (in.prefill_pp_size > 1) {
-      return runtime_error("PD disagg: PP>1 not supported for MiniMax sparse index yet.", "_send_swa_dsa_state",
-                           "extra-state-minimax");
-    }
-    if (unequal_tp) {
-      return runtime_error("PD disagg: heterogeneous TP not supported for MiniMax sparse index yet.",
-                           "_send_swa_dsa_state", "extra-state-minimax");
-    }
-    return std::nullopt;
+    return minimax_error(in, unequal_tp, "sparse index", "_send_swa_dsa_state");
   case ExtraStateType::minimax_dense_kv:
     return runtime_error(fmt::format("PD state transfer failed: unknown state_type={}", extra_state_type_name(in.type)),
                          "send_state", "extra-state-unsupported");
@@ -108,15 +107,7 @@ std::optional<SglangError> nixl_error(const ExtraStateInput& in, bool unequal_tp
     }
     return std::nullopt;
   case ExtraStateType::minimax_index_k:
-    if (in.prefill_pp_size > 1) {
-      return runtime_error("PD disagg: PP>1 not supported for MiniMax sparse index yet.", "maybe_send_extra",
-                           "extra-state-minimax");
-    }
-    if (unequal_tp) {
-      return runtime_error("PD disagg: heterogeneous TP not supported for MiniMax sparse index yet.",
-                           "maybe_send_extra", "extra-state-minimax");
-    }
-    return std::nullopt;
+    return minimax_error(in, unequal_tp, "sparse index", "maybe_send_extra");
   case ExtraStateType::minimax_dense_kv:
     // A bare {st} of a str-mixin Enum: Python 3.12+ renders the member name
     // (3.11 and older render the value, see the rule's explanation).

@@ -337,6 +337,9 @@ ProbeReport run_decode_end(const sglang::Side& decode, const ProbeOptions& o, Fd
         }
         r.tally.merge(tally);
         r.requests.push_back(std::move(req));
+        if (o.progress) {
+          o.progress(static_cast<int>(r.requests.size()), o.iterations * o.requests, r.tally.bytes);
+        }
       }
     }
     // Stray writes: after each request its slot was re-zeroed, so any
@@ -709,6 +712,9 @@ ProbeReport run_prefill_end(const sglang::Side& prefill, const ProbeOptions& o, 
       send_message(fd, done, Deadline::after(o.timeout), Phase::completion);
       req.outcome = req.sglang_error || req.transport_error ? "failed" : "sent";
       r.requests.push_back(std::move(req));
+      if (o.progress) {
+        o.progress(static_cast<int>(r.requests.size()), o.iterations * o.requests, bytes_total);
+      }
     }
     PhaseReport wp;
     wp.name = std::string(phase_name(Phase::write));
@@ -769,7 +775,9 @@ ProbeReport loopback(const sglang::Side& prefill, const sglang::Side& decode, co
   ProbeReport p;
   try {
     Fd oob = connect_to("127.0.0.1", l.port(), Deadline::after(o.timeout), Phase::handshake);
-    p = run_prefill_end(prefill, o, std::move(oob), *prefill_transport, "127.0.0.1");
+    ProbeOptions quiet = o; // one progress line: the decode end's
+    quiet.progress = nullptr;
+    p = run_prefill_end(prefill, quiet, std::move(oob), *prefill_transport, "127.0.0.1");
   } catch (const ProbeError& e) {
     p.role = "prefill";
     fail_report(p, e);

@@ -36,6 +36,10 @@ struct ProbeOptions
   int slots = 4;          ///< slots per state buffer (slot 0 is never a request's)
   std::string memory = "host";
   WriteOptions write;
+  /// Called after each request (done of total requests, bytes verified so far on
+  /// the decode end, bytes written on the prefill end); the CLI draws a progress
+  /// line on a terminal. Loopback reports the decode end only.
+  std::function<void(int done, int total, std::int64_t bytes)> progress;
 };
 
 /// Makes the transport of one end; `bind_host` is where a TCP target listens.

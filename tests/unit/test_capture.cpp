@@ -8,14 +8,13 @@
 #include "util/error.hpp"
 
 #include "../support/pcap_builder.hpp"
+#include "../support/run_pdcheck.hpp"
 #include "../support/temp_dir.hpp"
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 
 using namespace pdcheck;
@@ -69,26 +68,11 @@ std::string error_of(const std::string& path, capture::AnalyzerOptions o = {})
   return "<no error>";
 }
 
-struct Run
-{
-  int code = 0;
-  std::string out;
-};
+using Run = test::CliRun;
 
 Run pdcheck_cli(const std::string& args)
 {
-  const std::string cmd = fmt::format("cd {} && {} {} 2>&1", PDCHECK_SOURCE_DIR, PDCHECK_BINARY, args);
-  Run r;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::array<char, 4096> buf{};
-  std::size_t n = 0;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) {
-    r.out.append(buf.data(), n);
-  }
-  const int status = pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return test::run_pdcheck(args);
 }
 
 const capture::FlowReport& flow_from(const capture::CaptureReport& r, const TcpEnd& src)

@@ -3,6 +3,8 @@
 // every bundled example log in examples/logs/.
 #include "check/log_explain.hpp"
 
+#include "../support/run_pdcheck.hpp"
+
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -36,26 +38,11 @@ std::string m9(const std::string& src, const std::string& dst)
 
 const std::string k_src = repeat("49152", 36) + ", " + repeat("2097152", 36);
 
-struct Run
-{
-  int status = 0;
-  std::string out;
-};
+using Run = test::CliRun;
 
 Run run_cli(const std::string& args)
 {
-  const std::string cmd = fmt::format("cd {} && {} {} 2>&1", PDCHECK_SOURCE_DIR, PDCHECK_BINARY, args);
-  Run r;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::array<char, 4096> buf{};
-  std::size_t n = 0;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) {
-    r.out.append(buf.data(), n);
-  }
-  const int status = pclose(pipe);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return test::run_pdcheck(args);
 }
 
 } // namespace
@@ -382,7 +369,7 @@ TEST_CASE("pdcheck explain: each bundled example log", "[explain][cli]")
   for (const Case& c : cases) {
     INFO(c.file);
     const Run r = run_cli(fmt::format("explain --format json examples/logs/{}", c.file));
-    CHECK(r.status == c.status);
+    CHECK(r.code == c.status);
     const auto j = nlohmann::json::parse(r.out);
     if (c.rule == nullptr) {
       for (const auto& m : j["matches"]) {
@@ -415,27 +402,27 @@ TEST_CASE("pdcheck explain: bootstrap example lists the unknown Mooncake error a
 TEST_CASE("pdcheck explain: rule ids, stdin, and errors", "[explain][cli]")
 {
   const Run rule = run_cli("explain bootstrap-page-size");
-  CHECK(rule.status == 0);
+  CHECK(rule.code == 0);
   CHECK(rule.out.rfind("bootstrap-page-size (bootstrap, error)\npage sizes differ\n", 0) == 0);
 
   const Run typo = run_cli("explain bootstrap-page-sise");
-  CHECK(typo.status == 2);
+  CHECK(typo.code == 2);
   CHECK(typo.out == "pdcheck: error: explain: unknown rule 'bootstrap-page-sise' (did you mean 'bootstrap-page-size'?)\n");
 
   const Run missing = run_cli("explain no/such.log");
-  CHECK(missing.status == 2);
+  CHECK(missing.code == 2);
   CHECK(missing.out == "pdcheck: error: no/such.log: cannot open log: No such file or directory\n");
 
   const Run mixed = run_cli("explain bootstrap-page-size examples/logs/healthy.decode.log");
-  CHECK(mixed.status == 2);
+  CHECK(mixed.code == 2);
   CHECK(mixed.out == "pdcheck: error: explain: 'bootstrap-page-size' is a rule id: give one rule id, or log files, "
                      "not both\n");
 
   const Run stdin_run = run_cli("explain - < examples/logs/mori-batched-indices.prefill.log");
-  CHECK(stdin_run.status == 1);
+  CHECK(stdin_run.code == 1);
   CHECK(stdin_run.out.rfind("<stdin>:2: error [mori-single-state-index] (2 times)\n", 0) == 0);
 
   const Run clean = run_cli("explain examples/logs/healthy.decode.log");
-  CHECK(clean.status == 0);
+  CHECK(clean.code == 0);
   CHECK(clean.out.find("0 known PD failure(s), 1 note(s), 0 unrecognised\n") != std::string::npos);
 }

@@ -7,6 +7,8 @@
 #include "io/bootstrap_client.hpp"
 #include "util/error.hpp"
 
+#include "../support/run_pdcheck.hpp"
+
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 #include <httplib.h>
@@ -233,25 +235,12 @@ int closed_port()
   return ntohs(a.sin_port);
 }
 
-struct Run
-{
-  int code = -1;
-  std::string out;
-};
+using Run = test::CliRun;
 
 /// Runs the pdcheck binary from the repository root; stderr joins stdout.
 Run pdcheck_cli(const std::string& args)
 {
-  const std::string cmd = fmt::format("cd {} && NO_COLOR=1 {} {} 2>&1", PDCHECK_SOURCE_DIR, PDCHECK_BINARY, args);
-  FILE* p = ::popen(cmd.c_str(), "r");
-  REQUIRE(p);
-  Run r;
-  char buf[4096];
-  while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) {
-    r.out.append(buf, n);
-  }
-  r.code = WEXITSTATUS(::pclose(p));
-  return r;
+  return test::run_pdcheck(args);
 }
 
 } // namespace

@@ -5,6 +5,8 @@
 #include "wire/registration_codec.hpp"
 #include "wire/scalars.hpp"
 
+#include "../support/run_pdcheck.hpp"
+
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -262,16 +264,9 @@ TEST_CASE("pdcheck decode and encode from the command line", "[io][capture][cli]
     f[6] = Bytes{0, 0, 0, 0x80};
     std::ofstream(bad) << capture_json("mooncake", "registration", f);
   }
-  auto run = [&](const std::string& args) {
-    const std::string cmd = fmt::format("cd {} && {} {} 2>&1", PDCHECK_SOURCE_DIR, PDCHECK_BINARY, args);
-    FILE* p = ::popen(cmd.c_str(), "r");
-    std::string out;
-    char buf[4096];
-    while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) {
-      out.append(buf, n);
-    }
-    const int status = ::pclose(p);
-    return std::pair<int, std::string>{WEXITSTATUS(status), out};
+  auto run = [](const std::string& args) {
+    const test::CliRun r = test::run_pdcheck(args);
+    return std::pair<int, std::string>{r.code, r.out};
   };
   const auto [code, out] = run("decode " + bad.string());
   CHECK(code == 2);
