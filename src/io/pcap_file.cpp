@@ -44,8 +44,13 @@ PcapSummary analyze_pcap(const std::string& path, const capture::AnalyzerOptions
   std::unique_ptr<pcap_t, PcapCloser> pcap(
     pcap_open_offline_with_tstamp_precision(path.c_str(), PCAP_TSTAMP_PRECISION_NANO, errbuf));
   if (!pcap) {
-    // libpcap says e.g. "unknown file format" or "truncated dump file; ...".
-    throw InputError(path, fmt::format("cannot read as pcap or pcapng: {}", errbuf));
+    // libpcap says e.g. "unknown file format", "truncated dump file; ..." or
+    // "<path>: No such file or directory" (the path is said once, in front).
+    std::string why = errbuf;
+    if (why.rfind(path + ": ", 0) == 0) {
+      why = why.substr(path.size() + 2);
+    }
+    throw InputError(path, fmt::format("cannot read as pcap or pcapng: {}", why));
   }
   PcapSummary summary;
   summary.linktype = pcap_datalink(pcap.get());

@@ -253,6 +253,8 @@ TEST_CASE("capture: malformed pcaps and ZMTP streams name the packet or flow and
   CaptureTempDir dir;
   const std::string junk = dir.write("junk.pcap", "this is not a capture file at all");
   CHECK(error_of(junk) == junk + ": cannot read as pcap or pcapng: unknown file format");
+  const std::string missing = (dir.path / "missing.pcap").string();
+  CHECK(error_of(missing) == missing + ": cannot read as pcap or pcapng: No such file or directory");
 
   const wire::Frames reg = example_frames("qwen3-next-tp2-rank1-mooncake-components.json");
   PcapBuilder pcap;
