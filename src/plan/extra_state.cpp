@@ -52,6 +52,16 @@ std::optional<SglangError> minimax_error(const ExtraStateInput& in, bool unequal
   return std::nullopt;
 }
 
+// Page-indexed state in Mooncake's and NIXL's maybe_send_extra: refused across
+// unequal attention TP unless the model uses an MLA attention backend.
+std::optional<SglangError> page_indexed_error(const ExtraStateInput& in, bool unequal_tp)
+{
+  if (unequal_tp && !in.mla) {
+    return non_mla_tp_error(in.type, "maybe_send_extra", "extra-state-unequal-tp");
+  }
+  return std::nullopt;
+}
+
 std::optional<SglangError> mooncake_error(const ExtraStateInput& in, bool unequal_tp)
 {
   switch (in.type) {
@@ -59,10 +69,7 @@ std::optional<SglangError> mooncake_error(const ExtraStateInput& in, bool unequa
   case ExtraStateType::dsa:
   case ExtraStateType::swa_ring:
   case ExtraStateType::c128_state:
-    if (unequal_tp && !in.mla) {
-      return non_mla_tp_error(in.type, "maybe_send_extra", "extra-state-unequal-tp");
-    }
-    return std::nullopt;
+    return page_indexed_error(in, unequal_tp);
   case ExtraStateType::minimax_index_k:
   case ExtraStateType::minimax_dense_kv:
     return minimax_error(in, unequal_tp, "state", "maybe_send_extra");
@@ -102,10 +109,7 @@ std::optional<SglangError> nixl_error(const ExtraStateInput& in, bool unequal_tp
   case ExtraStateType::dsa:
   case ExtraStateType::swa_ring:
   case ExtraStateType::c128_state:
-    if (unequal_tp && !in.mla) {
-      return non_mla_tp_error(in.type, "maybe_send_extra", "extra-state-unequal-tp");
-    }
-    return std::nullopt;
+    return page_indexed_error(in, unequal_tp);
   case ExtraStateType::minimax_index_k:
     return minimax_error(in, unequal_tp, "sparse index", "maybe_send_extra");
   case ExtraStateType::minimax_dense_kv:
