@@ -8,8 +8,11 @@ build_dir=${1:?usage: scripts/setup.sh BUILD_DIR [cmake args...]}
 shift
 
 packages=(g++ cmake ninja-build pkg-config libcli11-dev nlohmann-json3-dev libfmt-dev
-          libyaml-cpp-dev catch2 libibverbs-dev libcpp-httplib-dev libpcap-dev libzmq3-dev python3 python3-jsonschema python3-yaml man-db groff-base
+          libyaml-cpp-dev catch2 libibverbs-dev libcpp-httplib-dev libpcap-dev python3 python3-jsonschema python3-yaml man-db groff-base
           dpkg-dev file)
+# Test-only packages come from the caller (run-tests): PDCHECK_EXTRA_PACKAGES.
+read -r -a extra <<<"${PDCHECK_EXTRA_PACKAGES:-}"
+packages+=("${extra[@]}")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
