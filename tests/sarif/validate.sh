@@ -53,8 +53,19 @@ fi
 multitool="$tools/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool"
 if [[ ! -e $multitool ]]; then
   mkdir -p "$tools"
-  (cd "$tools" && npm install --no-audit --no-fund --silent @microsoft/sarif-multitool@5 >/dev/null 2>&1) || {
-    echo "FAIL could not install @microsoft/sarif-multitool from the npm registry"; exit 1; }
+  if ! (cd "$tools" && npm install --no-audit --no-fund --silent @microsoft/sarif-multitool@5 >"$work/npm.log" 2>&1); then
+    # A registry npm cannot reach (no route, or a TLS proxy whose CA npm does not
+    # trust) is a skip, said as such; an install that fails while the registry
+    # answers is a failure.
+    if ! (cd "$tools" && timeout 60 npm ping >>"$work/npm.log" 2>&1); then
+      echo "SKIP sarif-multitool: npm cannot reach its registry (schema validation above still ran):"
+      tail -n 5 "$work/npm.log"
+      [[ $status == 0 ]] && exit 77 || exit $status
+    fi
+    echo "FAIL could not install @microsoft/sarif-multitool from the npm registry:"
+    tail -n 20 "$work/npm.log"
+    exit 1
+  fi
 fi
 # The Linux package's postinstall (chmod) may be skipped by npm's script policy.
 chmod u+x "$multitool" 2>/dev/null
