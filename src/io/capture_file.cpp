@@ -115,6 +115,9 @@ Capture parse_capture(std::string_view text, const std::string& origin)
   } catch (const json::parse_error& e) {
     const auto [line, column] = line_column(text, e.byte);
     throw InputError(fmt::format("{}:{}:{}", origin, line, column), "invalid JSON: " + parse_error_detail(e.what()));
+  } catch (const json::out_of_range& e) {
+    // A number beyond 64 bits or a double (e.g. 1e999): not something a capture holds.
+    throw InputError(origin, "invalid JSON: " + parse_error_detail(e.what()));
   }
   if (!doc.is_object()) {
     throw InputError(origin, fmt::format("expected a JSON object with \"backend\", \"kind\" and \"frames_base64\", got {}",

@@ -79,6 +79,8 @@ nlohmann::json parse_json(const std::string& text, const std::string& where)
   } catch (const nlohmann::json::parse_error& e) {
     const auto [line, column] = line_and_column(text, e.byte);
     throw InputError(fmt::format("{}:{}:{}", where, line, column), "invalid JSON: " + without_prefix(e.what()));
+  } catch (const nlohmann::json::out_of_range& e) {
+    throw InputError(where, "invalid JSON: " + without_prefix(e.what()));
   }
 }
 

@@ -66,6 +66,10 @@ Decoded<std::optional<std::string>> decode_layouts_json(ByteView frame)
     out.issue = WireIssue{e.byte > 0 ? e.byte - 1 : 0, "expected the unified layouts as JSON text"};
     out.sglang.raises = "json.JSONDecodeError (frame 20 is not JSON)";
     return out;
+  } catch (const nlohmann::json::out_of_range&) {
+    // e.g. 1e999: Python reads it (as inf); no layout SGLang writes holds one.
+    out.issue = WireIssue{0, "expected the unified layouts as JSON text with numbers in range"};
+    return out;
   }
   // Python's truthiness decides whether SGLang looks inside at all.
   const bool truthy = !(doc.is_null() || (doc.is_boolean() && !doc.get<bool>()) ||

@@ -95,6 +95,9 @@ TEST_CASE("capture files: JSON, keys, frames", "[io][capture]")
 
   CHECK(parse_error("{\n  \"backend\": \"mooncake\",\n  \"kind\": registration\n}") ==
         "bad.json:3:11: invalid JSON: syntax error while parsing value - invalid literal; last read: '\"kind\": r'");
+  // A number beyond what a double holds is a clear error, not an uncaught exception
+  // (found by fuzz_capture_json).
+  CHECK(parse_error("6666077E844983.66666667") == "bad.json: invalid JSON: number overflow parsing '6666077E844983'");
   CHECK(parse_error(R"({"backend": "mooncake", "kind": "registration", "fames_base64": []})") ==
         "bad.json: unknown key \"fames_base64\" (did you mean \"frames_base64\"?)");
   CHECK(parse_error(R"({"backend": "moon", "kind": "registration", "frames_base64": []})") ==

@@ -126,6 +126,15 @@ TEST_CASE("io::load_model: a JSON syntax error names the line and column")
         "invalid JSON: syntax error while parsing value - unexpected '}'; expected '[', '{', or a literal");
 }
 
+TEST_CASE("io::load_model: a number out of range is an input error naming the file")
+{
+  const ModelTempDir dir;
+  const std::string file = dir.write("huge/config.json", "{\n  \"model_type\": \"lfm2\",\n  \"hidden_size\": 1e999\n}\n");
+  const InputError e = input_error_of([&] { io::load_model(file); });
+  CHECK(e.where() == file);
+  CHECK(e.detail() == "invalid JSON: number overflow parsing '1e999'");
+}
+
 TEST_CASE("io::load_model: a truncated file reports the end of the text")
 {
   const ModelTempDir dir;
