@@ -143,7 +143,6 @@ CaptureReport Analyzer::finish()
     flow.stream.finish();
     FlowReport& r = m_report.flows[f];
     r.syn_seen = flow.stream.syn_seen();
-    r.fin_seen = flow.stream.fin_seen();
     r.stream_bytes = flow.stream.delivered();
     r.retransmitted_bytes = flow.stream.retransmitted_bytes();
     r.out_of_order_segments = flow.stream.out_of_order_segments();

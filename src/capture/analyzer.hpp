@@ -90,7 +90,6 @@ struct FlowReport
   std::uint64_t stream_bytes = 0; ///< delivered in order
   Timestamp first_time;
   bool syn_seen = false;
-  bool fin_seen = false;
   std::uint64_t retransmitted_bytes = 0;
   std::uint64_t out_of_order_segments = 0;
   std::optional<StreamGap> gap; ///< set: the flow is incomplete from here on

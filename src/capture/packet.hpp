@@ -48,10 +48,7 @@ std::string endpoint_text(const Endpoint& e); ///< "10.0.0.1:17000", "[fe80::1]:
 std::optional<Address> parse_address(std::string_view text);
 
 namespace tcp_flag {
-constexpr std::uint8_t fin = 0x01;
-constexpr std::uint8_t syn = 0x02;
-constexpr std::uint8_t rst = 0x04;
-constexpr std::uint8_t ack = 0x10;
+constexpr std::uint8_t syn = 0x02; ///< the only flag reassembly needs: it fixes the first sequence number
 } // namespace tcp_flag
 
 struct TcpSegment

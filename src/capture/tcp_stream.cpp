@@ -6,8 +6,6 @@ namespace pdcheck::capture {
 
 void TcpStream::add(const TcpSegment& segment, std::uint64_t packet, const Sink& sink)
 {
-  m_rst_seen = m_rst_seen || (segment.flags & tcp_flag::rst) != 0;
-  m_fin_seen = m_fin_seen || (segment.flags & tcp_flag::fin) != 0;
   std::uint32_t seq = segment.seq;
   if ((segment.flags & tcp_flag::syn) != 0) {
     if (m_started) {

@@ -46,8 +46,6 @@ public:
   void finish();
 
   bool syn_seen() const { return m_syn_seen; }
-  bool fin_seen() const { return m_fin_seen; }
-  bool rst_seen() const { return m_rst_seen; }
   std::uint64_t delivered() const { return m_delivered; }
   std::uint64_t retransmitted_bytes() const { return m_retransmitted; }
   std::uint64_t out_of_order_segments() const { return m_out_of_order; }
@@ -69,8 +67,6 @@ private:
 
   bool m_started = false;
   bool m_syn_seen = false;
-  bool m_fin_seen = false;
-  bool m_rst_seen = false;
   std::uint32_t m_next_seq = 0;   ///< sequence number of the next in-order byte
   std::uint64_t m_delivered = 0;  ///< stream bytes delivered so far
   std::uint64_t m_retransmitted = 0;

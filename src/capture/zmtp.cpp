@@ -70,7 +70,6 @@ void ZmtpParser::greeting_byte(std::uint8_t b)
   }
   const auto* mech = reinterpret_cast<const char*>(&m_greeting[12]);
   m_mechanism.assign(mech, strnlen(mech, 20));
-  m_as_server = m_greeting[32] != 0;
   if (m_mechanism != "NULL" && m_mechanism != "PLAIN") {
     fail(12, fmt::format("security mechanism '{}': the stream is encrypted or not one pdcheck can read (NULL and "
                          "PLAIN only)",
@@ -105,7 +104,6 @@ void ZmtpParser::command(const std::vector<std::uint8_t>& body, std::uint64_t at
     return;
   }
   const std::string name(body.begin() + 1, body.begin() + 1 + body[0]);
-  m_commands.push_back(name);
   if (name == "READY") {
     std::size_t i = 1u + body[0];
     while (i < body.size()) {

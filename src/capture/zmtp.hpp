@@ -59,11 +59,8 @@ public:
   int version_major() const { return m_major; }
   int version_minor() const { return m_minor; }
   const std::string& mechanism() const { return m_mechanism; }
-  bool as_server() const { return m_as_server; }
   /// Metadata of the READY command ("Socket-Type" -> "PUSH", "Identity" -> ...).
   const std::map<std::string, std::string>& properties() const { return m_properties; }
-  /// Commands seen after the greeting, by name, in order ("READY", "PING", ...).
-  const std::vector<std::string>& commands() const { return m_commands; }
 
   /// Frames larger than this are refused as implausible for PD messages.
   static constexpr std::uint64_t k_max_frame = 1ull << 30;
@@ -85,7 +82,6 @@ private:
   int m_major = 0;
   int m_minor = 0;
   std::string m_mechanism;
-  bool m_as_server = false;
 
   // Current frame.
   enum class Part { flags, size, body };
@@ -105,7 +101,6 @@ private:
   std::uint64_t m_packet = 0;
 
   std::map<std::string, std::string> m_properties;
-  std::vector<std::string> m_commands;
 };
 
 } // namespace pdcheck::capture
