@@ -115,9 +115,6 @@ void Analyzer::on_zmtp_message(std::size_t f, const ZmtpMessage& m)
   found.time = m.packet >= 1 && m.packet <= m_packet_times.size() ? m_packet_times[m.packet - 1] : Timestamp{};
   found.frame_count = m.frames.size();
   classify(found, m.frames, m_options.backend);
-  if (m_options.on_message) {
-    m_options.on_message(found, m_report.flows[f], m.frames);
-  }
   FlowReport& flow = m_report.flows[f];
   flow.message_count += 1;
   m_report.message_count += 1;
@@ -129,11 +126,16 @@ void Analyzer::on_zmtp_message(std::size_t f, const ZmtpMessage& m)
   if (found.kind != MessageKind::unclassified) {
     m_kind_counts[static_cast<std::size_t>(*found.backend) * 2 + (found.kind == MessageKind::registration ? 0 : 1)] += 1;
   }
-  if (found.kind == MessageKind::transfer_info && m_report.transfer_infos > m_options.max_listed_transfer_infos) {
-    return;
+  if (found.kind != MessageKind::transfer_info || m_report.transfer_infos <= m_options.max_listed_transfer_infos) {
+    found.listed_as = m_report.messages.size();
   }
-  flow.messages.push_back(m_report.messages.size());
-  m_report.messages.push_back(std::move(found));
+  if (m_options.on_message) {
+    m_options.on_message(found, flow, m.frames);
+  }
+  if (found.listed_as) {
+    flow.messages.push_back(*found.listed_as);
+    m_report.messages.push_back(std::move(found));
+  }
 }
 
 CaptureReport Analyzer::finish()

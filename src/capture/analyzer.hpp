@@ -72,6 +72,9 @@ struct FoundMessage
   std::optional<std::int64_t> dst_attn_tp;    ///< registration: the decode attention TP size
   std::optional<std::string> room;            ///< transfer_info: bootstrap_room
   std::string problem; ///< unclassified: why
+  /// Index into CaptureReport::messages; unset for a TransferInfo past
+  /// AnalyzerOptions::max_listed_transfer_infos (counted, not listed).
+  std::optional<std::size_t> listed_as;
 };
 
 /// "mooncake registration (frame 0 None, no guard frame), generation components",

@@ -94,13 +94,9 @@ public:
 
   void operator()(const capture::FoundMessage& m, const wire::Frames& frames, const capture::FlowReport& f)
   {
-    // The analyzer lists (and this writes) every registration, but only the
-    // first --max-transfer-infos TransferInfos; the rest are counted.
-    if (m.kind == capture::MessageKind::transfer_info && ++m_transfer_infos > m_options.max_transfer_infos) {
-      return;
-    }
-    const std::size_t index = m_listed++;
-    if (m.kind == capture::MessageKind::unclassified) {
+    // What the analyzer lists is written: every registration, the first
+    // --max-transfer-infos TransferInfos (the rest are counted).
+    if (!m.listed_as || m.kind == capture::MessageKind::unclassified) {
       return;
     }
     if (!m_made_dir) {
@@ -122,15 +118,13 @@ public:
     c.flow = io::CaptureFlow{capture::endpoint_text(f.src), capture::endpoint_text(f.dst), m.offset, m_options.pcap};
     const std::string path = (std::filesystem::path(m_options.out) / file_name(m_written.size() + 1, m)).string();
     io::save_capture(path, c);
-    m_written.push_back({index, path});
+    m_written.push_back({*m.listed_as, path});
   }
 
   const std::vector<Written>& written() const { return m_written; }
 
 private:
   const CaptureOptions& m_options;
-  std::size_t m_listed = 0;
-  std::uint64_t m_transfer_infos = 0;
   bool m_made_dir = false;
   std::vector<Written> m_written;
 };

@@ -351,6 +351,15 @@ TEST_CASE("pdcheck capture: files for check --decode-capture, summary and JSON",
   CHECK(check.code == 0);
   CHECK(check.out.find("decode   " + reg_file) != std::string::npos);
 
+  const std::string capped_out = (dir.path / "capped").string();
+  const Run capped = pdcheck_cli("capture " + pcap + " --out " + capped_out + " --max-transfer-infos 0");
+  CHECK(capped.code == 0);
+  CHECK(capped.out.find("messages 2: 1 mooncake registration, 1 mori transfer_info\n") != std::string::npos);
+  CHECK(capped.out.find("1 more TransferInfo(s) counted but not written (--max-transfer-infos 0)\n") != std::string::npos);
+  CHECK(capped.out.find("wrote 1 capture file(s) to " + capped_out + "/\n") != std::string::npos);
+  CHECK(std::filesystem::exists(capped_out + "/0001-registration-mooncake-rank1.json"));
+  CHECK_FALSE(std::filesystem::exists(capped_out + "/0002-transfer_info-mori-room7340032117.json"));
+
   const Run none = pdcheck_cli("capture " + pcap + " --out " + out + " --port 9");
   CHECK(none.code == 0);
   CHECK(none.out.find("no registration or TransferInfo found: nothing written\n") != std::string::npos);
