@@ -1,6 +1,7 @@
 #include "cli/command.hpp"
 #include "cli/options.hpp"
 #include "io/side_file.hpp"
+#include "probe/gpu_memory.hpp"
 #include "probe/oob.hpp"
 #include "probe/probe_session.hpp"
 #include "probe/rdma.hpp"
@@ -12,6 +13,8 @@
 
 #include <chrono>
 #include <functional>
+#include <optional>
+#include <string_view>
 #include <memory>
 
 #include <ostream>
@@ -87,15 +90,37 @@ std::function<void(int, int, std::int64_t)> progress_line(std::ostream& err, con
   };
 }
 
+/// The N of "cuda:N", or nullopt for anything else.
+std::optional<int> cuda_ordinal(const std::string& memory)
+{
+  constexpr std::string_view prefix = "cuda:";
+  if (memory.size() <= prefix.size() || memory.size() > prefix.size() + 4 || memory.rfind(prefix, 0) != 0) {
+    return std::nullopt;
+  }
+  int n = 0;
+  for (char c : memory.substr(prefix.size())) {
+    if (c < '0' || c > '9') {
+      return std::nullopt;
+    }
+    n = n * 10 + (c - '0');
+  }
+  return n;
+}
+
+CLI::Validator memory_validator()
+{
+  return CLI::Validator(
+    [](std::string& word) -> std::string {
+      if (word == "host" || cuda_ordinal(word)) {
+        return "";
+      }
+      return "expected host or cuda:N (N the GPU's CUDA ordinal), got '" + word + "'";
+    },
+    "host|cuda:N");
+}
+
 probe::ProbeOptions session_options(const ProbeCliOptions& o)
 {
-  if (o.memory != "host") {
-    // The CUDA path (driver API loaded at run time) is not built yet; say so
-    // as "could not run" rather than silently probing host memory.
-    throw probe::ProbeError(probe::Phase::allocate,
-                            fmt::format("--memory {}: GPU memory is not implemented in this pdcheck build", o.memory),
-                            "use --memory host");
-  }
   probe::ProbeOptions p;
   p.requests = o.requests;
   p.iterations = o.iterations;
@@ -103,6 +128,10 @@ probe::ProbeOptions session_options(const ProbeCliOptions& o)
   p.state_indices = o.bad_state_indices < 0 ? 1 : o.bad_state_indices;
   p.slots = o.slots;
   p.memory = o.memory;
+  if (const auto ordinal = cuda_ordinal(o.memory)) {
+    const int n = *ordinal;
+    p.open_gpu = [n] { return probe::open_cuda_device(n); };
+  }
   return p;
 }
 
@@ -128,7 +157,8 @@ void add_common(CLI::App* cmd, ProbeCliOptions& o)
   cmd->add_option("--ib-port", o.ib_port, "RDMA port number (default 1)")->check(CLI::Range(1, 255));
   cmd->add_option("--gid-index", o.gid_index, "GID index (default: ranked choice, see `pdcheck devices`)")
     ->check(CLI::Range(0, 65535));
-  cmd->add_option("--memory", o.memory, "host, or cuda:N (not implemented yet)");
+  cmd->add_option("--memory", o.memory, "host (default), or cuda:N: GPU memory through the CUDA driver")
+    ->check(memory_validator());
   cmd->add_option("--requests", o.requests, "requests per iteration (default 2)")->check(CLI::Range(1, 1000000));
   cmd->add_option("--iterations", o.iterations, "iterations over the requests (default 1)")->check(CLI::Range(1, 1000000));
   cmd->add_option("--timeout", o.timeout, "seconds for every connect, read and request (default 30)")

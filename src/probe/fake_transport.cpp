@@ -1,6 +1,7 @@
 #include "probe/fake_transport.hpp"
 
 #include <cstring>
+#include <fcntl.h>
 
 namespace pdcheck::probe {
 
@@ -42,6 +43,19 @@ RegionKey FakeVerbsTransport::register_region(void* addr, std::uint64_t length)
   k.rkey = m_fabric->add(static_cast<std::uint8_t*>(addr), length);
   k.lkey = k.rkey;
   return k;
+}
+
+RegionKey FakeVerbsTransport::register_gpu_region(const GpuRegion& region)
+{
+  ++m_gpu_regions;
+  // As ibv_reg_dmabuf_mr does, refuse a descriptor that is not open.
+  if (region.dmabuf_fd >= 0) {
+    if (::fcntl(region.dmabuf_fd, F_GETFD) < 0) {
+      throw ProbeError(Phase::register_memory, "dma-buf descriptor is not open", "the fake CUDA driver");
+    }
+    ++m_dmabuf_regions;
+  }
+  return register_region(reinterpret_cast<void*>(region.device_addr), region.length);
 }
 
 nlohmann::json FakeVerbsTransport::local_endpoint() const

@@ -51,6 +51,10 @@ public:
 
   std::string_view name() const override { return "fake-verbs"; }
   RegionKey register_region(void* addr, std::uint64_t length) override;
+  /// A fake NIC with GPUDirect: device addresses are taken as host addresses,
+  /// which holds only for the fake CUDA driver of the tests.
+  bool registers_gpu_memory() const override { return true; }
+  RegionKey register_gpu_region(const GpuRegion& region) override;
   nlohmann::json local_endpoint() const override;
   void connect(const nlohmann::json& peer, bool initiator, Deadline deadline) override;
   std::size_t max_outstanding() const override { return m_max_outstanding; }
@@ -60,6 +64,9 @@ public:
   /// Work requests posted so far (to assert batching and bounds in tests).
   std::uint64_t posted() const { return m_posted; }
   std::size_t peak_outstanding() const { return m_peak; }
+  /// GPU regions registered, and how many came with an open dma-buf descriptor.
+  int gpu_regions() const { return m_gpu_regions; }
+  int dmabuf_regions() const { return m_dmabuf_regions; }
 
 private:
   std::shared_ptr<FakeFabric> m_fabric;
@@ -70,6 +77,8 @@ private:
   std::deque<WriteWork> m_queue;
   std::uint64_t m_posted = 0;
   std::size_t m_peak = 0;
+  int m_gpu_regions = 0;
+  int m_dmabuf_regions = 0;
 };
 
 } // namespace pdcheck::probe

@@ -32,6 +32,20 @@ nlohmann::ordered_json logical_json(const plan::LogicalByte& b)
           {"channel", b.channel},                         {"byte", b.byte},     {"itemsize", b.itemsize}};
 }
 
+std::string describe_memory_path(const std::string& path)
+{
+  if (path == "gpu-direct-dmabuf") {
+    return "the NIC reads and writes GPU memory (dma-buf)";
+  }
+  if (path == "gpu-direct-peermem") {
+    return "the NIC reads and writes GPU memory (nvidia-peermem)";
+  }
+  if (path == "staged") {
+    return "staged through host memory: the transport cannot reach GPU memory";
+  }
+  return "memory path " + path;
+}
+
 } // namespace
 
 nlohmann::ordered_json probe_to_json(const ProbeReport& r)
@@ -45,6 +59,16 @@ nlohmann::ordered_json probe_to_json(const ProbeReport& r)
   j["role"] = r.role;
   j["transport"] = r.transport;
   j["memory"] = r.memory;
+  j["memory_path"] = r.memory_path;
+  if (r.gpu) {
+    j["gpu"] = {{"ordinal", r.gpu->ordinal},
+                {"name", r.gpu->name},
+                {"pci_bus_id", r.gpu->pci_bus_id},
+                {"driver_version", r.gpu->driver_version},
+                {"dmabuf", r.gpu->dmabuf}};
+  } else {
+    j["gpu"] = nullptr;
+  }
   j["backend"] = r.backend;
   j["prefill_profile"] = r.prefill_profile;
   j["decode_profile"] = r.decode_profile;
@@ -133,6 +157,11 @@ std::string probe_to_text(const ProbeReport& r)
   std::string out;
   out += fmt::format("pdcheck probe ({}): {} over {}, {} memory\n", r.role, r.model.empty() ? "?" : r.model,
                      r.transport.empty() ? "?" : r.transport, r.memory);
+  if (r.gpu) {
+    out += fmt::format("  GPU cuda:{} {}{}, CUDA driver {}.{}; {}\n", r.gpu->ordinal, r.gpu->name,
+                       r.gpu->pci_bus_id.empty() ? "" : " at " + r.gpu->pci_bus_id, r.gpu->driver_version / 1000,
+                       r.gpu->driver_version % 1000 / 10, describe_memory_path(r.memory_path));
+  }
   if (!r.backend.empty()) {
     out += fmt::format("  backend {}, prefill {} ({} rank(s)), decode {} ({} rank(s)), {} slots, {:.1f} MB of state pools\n",
                        r.backend, r.prefill_profile, r.prefill_ranks, r.decode_profile, r.decode_ranks, r.slots,

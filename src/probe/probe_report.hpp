@@ -2,6 +2,7 @@
 
 // The probe's result, rendered as text or as JSON per schemas/probe.schema.json.
 
+#include "probe/gpu_memory.hpp"
 #include "probe/pattern.hpp"
 #include "probe/probe_error.hpp"
 
@@ -56,6 +57,9 @@ struct ProbeReport
   std::string role; ///< "prefill", "decode" or "loopback"
   std::string transport;
   std::string memory = "host";
+  /// "host", "gpu-direct-dmabuf", "gpu-direct-peermem" or "staged" (memory_path_name)
+  std::string memory_path = "host";
+  std::optional<GpuInfo> gpu; ///< the GPU the pools live on (--memory cuda:N)
   std::string backend;
   std::string prefill_profile;
   std::string decode_profile;

@@ -110,6 +110,17 @@ std::optional<std::string> hello_refusal(const nlohmann::json& peer, const std::
   return std::nullopt;
 }
 
+/// The GPU of --memory cuda:N (recorded in the report), or nullptr for host memory.
+std::unique_ptr<GpuDevice> open_gpu(const ProbeOptions& o, ProbeReport& r)
+{
+  if (!o.open_gpu) {
+    return nullptr;
+  }
+  std::unique_ptr<GpuDevice> gpu = o.open_gpu();
+  r.gpu = gpu->info();
+  return gpu;
+}
+
 void fail_report(ProbeReport& r, const ProbeError& e)
 {
   r.failure = Failure{std::string(phase_name(e.phase())), e.detail(), e.hint()};
@@ -175,13 +186,18 @@ ProbeReport run_decode_end(const sglang::Side& decode, const ProbeOptions& o, Fd
   r.model = decode.model.name;
   r.backend = std::string(sglang::transfer_backend_name(decode.args.transfer_backend));
   const int fd = oob.get();
+  // Outside the try: the transport deregisters its memory regions (shutdown,
+  // below) before the pools and then the GPU are released.
+  std::unique_ptr<GpuDevice> gpu;
+  std::optional<StatePools> pools;
   try {
     const Deadline handshake_deadline = Deadline::after(o.timeout);
     std::optional<PhaseTimer> t(std::in_place, r, Phase::allocate);
     const model::Layout layout = model::compute_layout(sglang::layout_input(decode));
-    StatePools pools(layout, o.slots);
+    gpu = open_gpu(o, r);
+    pools.emplace(layout, o.slots, gpu.get());
     r.decode_ranks = static_cast<int>(layout.ranks.size());
-    r.pool_bytes = static_cast<std::int64_t>(pools.total_bytes());
+    r.pool_bytes = static_cast<std::int64_t>(pools->total_bytes());
     t->phase().bytes = r.pool_bytes;
     t->done();
     std::vector<plan::RankMeaning> meanings;
@@ -191,7 +207,8 @@ ProbeReport run_decode_end(const sglang::Side& decode, const ProbeOptions& o, Fd
     }
 
     t.emplace(r, Phase::register_memory);
-    pools.register_all(transport);
+    pools->register_all(transport);
+    r.memory_path = std::string(memory_path_name(pools->path()));
     t->phase().bytes = r.pool_bytes;
     t->done();
 
@@ -204,7 +221,7 @@ ProbeReport run_decode_end(const sglang::Side& decode, const ProbeOptions& o, Fd
     r.prefill_profile = peer.value("profile", "");
     nlohmann::json mine = hello(decode, layout, transport, o);
     mine["side"] = side_to_json(decode);
-    mine["regions"] = regions_json(pools);
+    mine["regions"] = regions_json(*pools);
     mine["slots"] = o.slots;
     send_message(fd, mine, handshake_deadline, Phase::handshake);
     t->done();
@@ -311,13 +328,16 @@ ProbeReport run_decode_end(const sglang::Side& decode, const ProbeOptions& o, Fd
         VerifyTally tally;
         for (std::size_t ri = 0; ri < layout.ranks.size(); ++ri) {
           for (int e = 0; e < meanings[ri].entry_count(); ++e) {
-            const EntryBuffer& b = pools.buffer(static_cast<int>(ri), e);
+            const std::size_t bi = pools->buffer_index(static_cast<int>(ri), e);
+            const EntryBuffer& b = pools->buffers()[bi];
             if (b.item_len == 0) {
               continue;
             }
-            std::uint8_t* slot = b.data + req.dst_slot * b.item_len;
-            verify_slot(meanings[ri], static_cast<int>(ri), e, req.src_slot, slot, tally);
-            std::memset(slot, k_poison, static_cast<std::size_t>(b.item_len));
+            const auto offset = static_cast<std::uint64_t>(req.dst_slot * b.item_len);
+            const auto item_len = static_cast<std::uint64_t>(b.item_len);
+            pools->bring_to_host(bi, offset, item_len);
+            verify_slot(meanings[ri], static_cast<int>(ri), e, req.src_slot, b.data + offset, tally);
+            pools->reset(bi, offset, item_len); // back to k_poison
           }
         }
         verify_seconds += seconds_since(v0);
@@ -345,7 +365,9 @@ ProbeReport run_decode_end(const sglang::Side& decode, const ProbeOptions& o, Fd
     // Stray writes: after each request its slot was re-zeroed, so any
     // non-zero byte left anywhere was written outside a request's slot.
     const auto v0 = Clock::now();
-    for (const EntryBuffer& b : pools.buffers()) {
+    for (std::size_t bi = 0; bi < pools->buffers().size(); ++bi) {
+      const EntryBuffer& b = pools->buffers()[bi];
+      pools->bring_to_host(bi, 0, b.length);
       const auto& rank = layout.ranks[static_cast<std::size_t>(b.rank_index)];
       const auto& entry = rank.entries[static_cast<std::size_t>(b.entry)];
       const std::string tensor = entry.tensor >= 0 ? rank.tensors[static_cast<std::size_t>(entry.tensor)].name : "unified";
@@ -500,12 +522,17 @@ ProbeReport run_prefill_end(const sglang::Side& prefill, const ProbeOptions& o, 
   r.backend = std::string(sglang::transfer_backend_name(prefill.args.transfer_backend));
   r.line_rate_gbps = transport.line_rate_gbps();
   const int fd = oob.get();
+  // Outside the try: the transport deregisters its memory regions (shutdown,
+  // below) before the pools and then the GPU are released.
+  std::unique_ptr<GpuDevice> gpu;
+  std::optional<StatePools> pools;
   try {
     std::optional<PhaseTimer> t(std::in_place, r, Phase::allocate);
     const model::Layout layout = model::compute_layout(sglang::layout_input(prefill));
-    StatePools pools(layout, o.slots);
+    gpu = open_gpu(o, r);
+    pools.emplace(layout, o.slots, gpu.get());
     r.prefill_ranks = static_cast<int>(layout.ranks.size());
-    r.pool_bytes = static_cast<std::int64_t>(pools.total_bytes());
+    r.pool_bytes = static_cast<std::int64_t>(pools->total_bytes());
     t->phase().bytes = r.pool_bytes;
     t->done();
 
@@ -513,17 +540,19 @@ ProbeReport run_prefill_end(const sglang::Side& prefill, const ProbeOptions& o, 
     for (std::size_t ri = 0; ri < layout.ranks.size(); ++ri) {
       const plan::RankMeaning meaning(prefill.model, layout.ranks[ri], layout.attn_tp_size);
       for (int e = 0; e < meaning.entry_count(); ++e) {
-        const EntryBuffer& b = pools.buffer(static_cast<int>(ri), e);
+        const EntryBuffer& b = pools->buffer(static_cast<int>(ri), e);
         for (int s = 0; s < o.slots && b.item_len > 0; ++s) {
           fill_slot(meaning, e, s, b.data + s * b.item_len);
         }
       }
     }
+    pools->publish_filled();
     t->phase().bytes = r.pool_bytes;
     t->done();
 
     t.emplace(r, Phase::register_memory);
-    pools.register_all(transport);
+    pools->register_all(transport);
+    r.memory_path = std::string(memory_path_name(pools->path()));
     t->phase().bytes = r.pool_bytes;
     t->done();
 
@@ -639,6 +668,7 @@ ProbeReport run_prefill_end(const sglang::Side& prefill, const ProbeOptions& o, 
       done["request"] = req.index;
       done["src_slot"] = req.src_slot;
       std::vector<WriteOp> ops;
+      std::vector<BufferRange> sources;
       bool skipped = true;
       for (const check::PairResult& pair : planned.pairs) {
         if (pair.plan.error) {
@@ -653,7 +683,7 @@ ProbeReport run_prefill_end(const sglang::Side& prefill, const ProbeOptions& o, 
         const int src_rank = pair.prefill_pp_rank * p_tp + pair.prefill_rank;
         const int dst_rank = pair.decode_pp_rank * d_tp + pair.decode_rank;
         for (const plan::Copy& c : pair.plan.copies) {
-          const EntryBuffer& src = pools.buffer(src_rank, c.src_entry);
+          const EntryBuffer& src = pools->buffer(src_rank, c.src_entry);
           auto it = remote.find({dst_rank, c.dst_entry});
           if (it == remote.end()) {
             throw ProbeError(Phase::write, fmt::format("the plan writes to decode rank {} entry {}, which the decode end did not register", dst_rank, c.dst_entry),
@@ -666,7 +696,9 @@ ProbeReport run_prefill_end(const sglang::Side& prefill, const ProbeOptions& o, 
             break;
           }
           WriteOp op;
-          op.local = src.data + c.src_offset;
+          op.local = src.wire + c.src_offset;
+          sources.push_back({pools->buffer_index(src_rank, c.src_entry), static_cast<std::uint64_t>(c.src_offset),
+                             static_cast<std::uint64_t>(c.length)});
           op.lkey = src.key.lkey;
           op.remote_addr = it->second.at("addr").get<std::uint64_t>() + static_cast<std::uint64_t>(c.dst_offset);
           op.rkey = it->second.at("rkey").get<std::uint32_t>();
@@ -689,6 +721,7 @@ ProbeReport run_prefill_end(const sglang::Side& prefill, const ProbeOptions& o, 
                                         req.index, r.backend, req.state_indices_sent));
         }
         const auto w0 = Clock::now();
+        pools->stage_for_send(std::move(sources)); // GPU -> mirror when the transport cannot read GPU memory
         const WriteStats ws = execute_writes(transport, ops, o.write, Deadline::after(o.timeout));
         req.write_seconds = seconds_since(w0);
         req.bytes = ws.bytes;

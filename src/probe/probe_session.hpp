@@ -12,6 +12,7 @@
 // ready (its transport is connected) -> prefill go (or refuse) -> per request:
 // transfer_info -> done -> ... -> decode bye (verdict) -> prefill bye.
 
+#include "probe/gpu_memory.hpp"
 #include "probe/oob.hpp"
 #include "probe/probe_report.hpp"
 #include "probe/transport.hpp"
@@ -34,7 +35,10 @@ struct ProbeOptions
   double timeout = 30;    ///< seconds, for every connect, accept, read and request
   int state_indices = 1;  ///< per Mamba component in each TransferInfo (--bad-state-indices 0|2)
   int slots = 4;          ///< slots per state buffer (slot 0 is never a request's)
-  std::string memory = "host";
+  std::string memory = "host"; ///< as given: "host" or "cuda:N"
+  /// Opens the GPU the pools live on (--memory cuda:N); empty for host memory.
+  /// Each end calls it in its allocate phase, so a missing driver is a report.
+  std::function<std::unique_ptr<GpuDevice>()> open_gpu;
   WriteOptions write;
   /// Called after each request (done of total requests, bytes verified so far on
   /// the decode end, bytes written on the prefill end); the CLI draws a progress

@@ -11,6 +11,9 @@
 // first error every later work request completes as "work request flushed".
 
 #include "probe/oob.hpp"
+#include "probe/probe_error.hpp"
+
+#include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
 
@@ -30,6 +33,16 @@ struct RegionKey
   std::uint64_t length = 0;
   std::uint32_t rkey = 0;
   std::uint32_t lkey = 0;
+};
+
+/// GPU memory to register for GPU-direct RDMA: the device address (used as
+/// the region's iova, so work requests name device addresses) and, when the
+/// driver exported one, a dma-buf file descriptor (else -1: nvidia-peermem).
+struct GpuRegion
+{
+  std::uint64_t device_addr = 0;
+  std::uint64_t length = 0;
+  int dmabuf_fd = -1;
 };
 
 /// One RDMA WRITE work request.
@@ -62,6 +75,19 @@ public:
   /// Registers [addr, addr + length) for local reads and remote writes.
   /// Throws ProbeError(register_memory) with a hint (memlock limit, max_mr_size).
   virtual RegionKey register_region(void* addr, std::uint64_t length) = 0;
+
+  /// Whether register_gpu_region works. When it does not (TCP), the probe
+  /// stages GPU memory through a host mirror, as Mooncake's TCP transport does.
+  virtual bool registers_gpu_memory() const { return false; }
+
+  /// Registers device memory for local reads and remote writes. Throws
+  /// ProbeError(register_memory) naming dma-buf / nvidia-peermem.
+  virtual RegionKey register_gpu_region(const GpuRegion& region)
+  {
+    throw ProbeError(Phase::register_memory,
+                     fmt::format("the {} transport cannot register GPU memory ({} bytes)", name(), region.length),
+                     "--memory host, or --transport rdma");
+  }
 
   /// What the peer needs to connect: QP number, PSN, GID, MTU (rdma) or the
   /// data port (tcp). Goes into the handshake as is.

@@ -64,6 +64,10 @@ Context open_device(ibv_device* device);
 Pd alloc_pd(ibv_context* context);
 Cq create_cq(ibv_context* context, int entries);
 Mr reg_mr(ibv_pd* pd, void* addr, std::size_t length, int access);
+/// GPU memory: ibv_reg_dmabuf_mr when `dmabuf_fd` >= 0, else ibv_reg_mr on the
+/// device address (works only with nvidia-peermem loaded). `iova` = the device
+/// address, so work requests name device addresses.
+Mr reg_gpu_mr(ibv_pd* pd, std::uint64_t iova, std::size_t length, int dmabuf_fd, int access);
 Qp create_rc_qp(ibv_pd* pd, ibv_cq* cq, int max_send_wr);
 ibv_port_attr query_port(ibv_context* context, int port);
 

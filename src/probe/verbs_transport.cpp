@@ -152,11 +152,26 @@ public:
   {
     m_mrs.push_back(verbs::reg_mr(m_pd.get(), addr, length,
                                   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE));
+    return key_of(*m_mrs.back());
+  }
+
+  bool registers_gpu_memory() const override { return true; }
+
+  RegionKey register_gpu_region(const GpuRegion& region) override
+  {
+    m_mrs.push_back(verbs::reg_gpu_mr(m_pd.get(), region.device_addr, region.length, region.dmabuf_fd,
+                                      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE));
+    return key_of(*m_mrs.back());
+  }
+
+  /// mr.addr is the registered address: the iova for GPU memory.
+  static RegionKey key_of(const ibv_mr& mr)
+  {
     RegionKey k;
-    k.addr = reinterpret_cast<std::uint64_t>(addr);
-    k.length = length;
-    k.rkey = m_mrs.back()->rkey;
-    k.lkey = m_mrs.back()->lkey;
+    k.addr = reinterpret_cast<std::uint64_t>(mr.addr);
+    k.length = mr.length;
+    k.rkey = mr.rkey;
+    k.lkey = mr.lkey;
     return k;
   }
 
