@@ -230,7 +230,15 @@ nlohmann::ordered_json devices_to_json(const std::vector<DeviceInfo>& devices)
     dj["fw_ver"] = d.fw_ver;
     dj["numa_node"] = d.numa_node;
     dj["pci_address"] = d.pci_address;
-    dj["nearest_gpu"] = d.nearest_gpu.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(d.nearest_gpu);
+    if (d.nearest_gpu.empty()) {
+      dj["nearest_gpu"] = nullptr;
+    } else {
+      nlohmann::ordered_json g;
+      g["pci_address"] = d.nearest_gpu;
+      g["affinity"] = d.nearest_gpu_affinity;
+      g["meaning"] = d.nearest_gpu_meaning;
+      dj["nearest_gpu"] = std::move(g);
+    }
     dj["ports"] = nlohmann::ordered_json::array();
     for (const PortInfo& p : d.ports) {
       nlohmann::ordered_json pj;
@@ -271,7 +279,8 @@ std::string devices_to_text(const std::vector<DeviceInfo>& devices)
                        d.node_guid.empty() ? "?" : d.node_guid,
                        d.numa_node < 0 ? std::string("unknown") : std::to_string(d.numa_node),
                        d.pci_address.empty() ? "" : "  pci " + d.pci_address,
-                       d.nearest_gpu.empty() ? "" : "  nearest GPU " + d.nearest_gpu);
+                       d.nearest_gpu.empty() ? "" : fmt::format("  nearest GPU {} ({}: {})", d.nearest_gpu,
+                                                                d.nearest_gpu_affinity, d.nearest_gpu_meaning));
     for (const PortInfo& p : d.ports) {
       out += fmt::format("  port {}: {} ({}), {}, active MTU {} (max {}), {:g} Gb/s x {} = {:g} Gb/s, lid {}\n", p.port,
                          p.state, p.phys_state, p.link_layer, p.active_mtu, p.max_mtu, p.speed_gbps_per_lane,

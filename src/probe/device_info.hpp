@@ -75,7 +75,9 @@ struct DeviceInfo
   std::string fw_ver;
   int numa_node = -1;       ///< -1 when sysfs does not say
   std::string pci_address;  ///< from sysfs, "" when unknown
-  std::string nearest_gpu;  ///< a CUDA device on the same PCIe switch, "" when none visible
+  std::string nearest_gpu;  ///< PCI address of the nearest GPU (pci_topology.hpp), "" when none is visible
+  std::string nearest_gpu_affinity; ///< "PIX", "PXB", "PHB", "NODE" or "SYS"
+  std::string nearest_gpu_meaning;  ///< "same PCIe switch", ...
   std::vector<PortInfo> ports;
 };
 

@@ -2,6 +2,7 @@
 // convention (NULL + errno for creation, an errno value for modify/query,
 // -1 for ibv_query_gid), plus the device inventory behind `pdcheck devices`.
 
+#include "probe/pci_topology.hpp"
 #include "probe/probe_error.hpp"
 #include "probe/rdma.hpp"
 #include "probe/verbs_handles.hpp"
@@ -289,6 +290,7 @@ std::vector<DeviceInfo> list_rdma_devices()
                      "use --transport tcp");
   }
   std::vector<DeviceInfo> out;
+  const std::vector<PciPlace> gpus = visible_gpus("/sys");
   for (int i = 0; i < count; ++i) {
     ibv_device* dev = list.get()[i];
     DeviceInfo d;
@@ -296,8 +298,14 @@ std::vector<DeviceInfo> list_rdma_devices()
     d.node_guid = fmt::format("{:016x}", be64toh(ibv_get_device_guid(dev)));
     const std::string numa = read_sysfs(fmt::format("/sys/class/infiniband/{}/device/numa_node", d.name));
     d.numa_node = numa.empty() ? -1 : std::atoi(numa.c_str());
-    const std::string uevent_slot = read_sysfs(fmt::format("/sys/class/infiniband/{}/device/uevent", d.name));
-    (void)uevent_slot;
+    if (const auto place = rdma_device_place("/sys", d.name)) {
+      d.pci_address = place->address;
+      if (const auto gpu = nearest_gpu(*place, gpus)) {
+        d.nearest_gpu = gpu->address;
+        d.nearest_gpu_affinity = affinity_name(gpu->affinity);
+        d.nearest_gpu_meaning = affinity_meaning(gpu->affinity);
+      }
+    }
     verbs::Context ctx = verbs::open_device(dev);
     ibv_device_attr attr{};
     if (ibv_query_device(ctx.get(), &attr) == 0) {

@@ -1,0 +1,169 @@
+#include "probe/pci_topology.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <tuple>
+
+namespace pdcheck::probe {
+
+namespace fs = std::filesystem;
+
+const char* affinity_name(PciAffinity a)
+{
+  switch (a) {
+  case PciAffinity::pix: return "PIX";
+  case PciAffinity::pxb: return "PXB";
+  case PciAffinity::phb: return "PHB";
+  case PciAffinity::node: return "NODE";
+  case PciAffinity::sys: return "SYS";
+  }
+  return "?";
+}
+
+const char* affinity_meaning(PciAffinity a)
+{
+  switch (a) {
+  case PciAffinity::pix: return "same PCIe switch";
+  case PciAffinity::pxb: return "PCIe bridges, no host bridge";
+  case PciAffinity::phb: return "through the PCIe host bridge";
+  case PciAffinity::node: return "another root complex of the same NUMA node";
+  case PciAffinity::sys: return "across NUMA nodes";
+  }
+  return "?";
+}
+
+namespace {
+
+std::vector<std::string> components(const std::string& path)
+{
+  std::vector<std::string> out;
+  for (const auto& part : fs::path(path)) {
+    if (!part.empty() && part != "/") {
+      out.push_back(part.string());
+    }
+  }
+  return out;
+}
+
+/// The index of the root complex component ("pci0000:00"), or npos.
+std::size_t root_index(const std::vector<std::string>& parts)
+{
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (parts[i].rfind("pci", 0) == 0) {
+      return i;
+    }
+  }
+  return std::string::npos;
+}
+
+NearestGpu relate(const PciPlace& nic, const PciPlace& gpu)
+{
+  NearestGpu n;
+  n.address = gpu.address;
+  const auto a = components(nic.path);
+  const auto b = components(gpu.path);
+  const std::size_t ra = root_index(a);
+  const std::size_t rb = root_index(b);
+  const bool same_root = ra != std::string::npos && ra == rb && std::equal(a.begin(), a.begin() + ra + 1, b.begin());
+  if (!same_root) {
+    n.affinity = nic.numa_node >= 0 && nic.numa_node == gpu.numa_node ? PciAffinity::node : PciAffinity::sys;
+    return n;
+  }
+  std::size_t common = ra + 1;
+  while (common < a.size() && common < b.size() && a[common] == b[common]) {
+    ++common;
+  }
+  // Links from each function up to the deepest shared component (or to the
+  // host bridge when they share none).
+  n.hops = static_cast<int>((a.size() - common) + (b.size() - common));
+  if (common == ra + 1) {
+    n.affinity = PciAffinity::phb;
+  } else {
+    // One switch is upstream port + downstream ports: two links each way.
+    n.affinity = n.hops <= 4 ? PciAffinity::pix : PciAffinity::pxb;
+  }
+  return n;
+}
+
+std::string read_line(const fs::path& file)
+{
+  std::ifstream in(file);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+int read_numa(const fs::path& device_dir)
+{
+  const std::string v = read_line(device_dir / "numa_node");
+  try {
+    return v.empty() ? -1 : std::stoi(v);
+  } catch (const std::exception&) {
+    return -1;
+  }
+}
+
+/// The place of a device directory, its path made relative to `root`.
+std::optional<PciPlace> place_of(const fs::path& root, const fs::path& device_link)
+{
+  std::error_code ec;
+  const fs::path real = fs::canonical(device_link, ec);
+  const fs::path real_root = fs::canonical(root, ec);
+  if (ec) {
+    return std::nullopt;
+  }
+  const fs::path rel = real.lexically_relative(real_root);
+  if (rel.empty() || *rel.begin() == "..") {
+    return std::nullopt;
+  }
+  PciPlace p;
+  p.address = real.filename().string();
+  p.path = rel.string();
+  p.numa_node = read_numa(real);
+  return p;
+}
+
+} // namespace
+
+std::optional<NearestGpu> nearest_gpu(const PciPlace& nic, const std::vector<PciPlace>& gpus)
+{
+  std::optional<NearestGpu> best;
+  for (const PciPlace& g : gpus) {
+    const NearestGpu n = relate(nic, g);
+    if (!best || std::tie(n.affinity, n.hops, n.address) < std::tie(best->affinity, best->hops, best->address)) {
+      best = n;
+    }
+  }
+  return best;
+}
+
+std::optional<PciPlace> rdma_device_place(const std::string& root, const std::string& ib_name)
+{
+  std::optional<PciPlace> p = place_of(root, fs::path(root) / "class" / "infiniband" / ib_name / "device");
+  if (p && root_index(components(p->path)) == std::string::npos) {
+    return std::nullopt; // not below a PCI root complex
+  }
+  return p;
+}
+
+std::vector<PciPlace> visible_gpus(const std::string& root)
+{
+  std::vector<PciPlace> out;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(fs::path(root) / "bus" / "pci" / "devices", ec)) {
+    const std::string vendor = read_line(entry.path() / "vendor");
+    const std::string pci_class = read_line(entry.path() / "class");
+    // 0x10de NVIDIA, 0x1002 AMD; class 0x03xxxx display controllers (VGA,
+    // 3D, and the AMD Instinct "display controller" 0x0380).
+    if ((vendor == "0x10de" || vendor == "0x1002") && pci_class.rfind("0x03", 0) == 0) {
+      if (auto p = place_of(root, entry.path())) {
+        out.push_back(std::move(*p));
+      }
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const PciPlace& a, const PciPlace& b) { return a.address < b.address; });
+  return out;
+}
+
+} // namespace pdcheck::probe
