@@ -47,13 +47,13 @@ RegionKey FakeVerbsTransport::register_region(void* addr, std::uint64_t length)
 
 RegionKey FakeVerbsTransport::register_gpu_region(const GpuRegion& region)
 {
-  ++m_gpu_regions;
+  ++m_fabric->gpu_regions;
   // As ibv_reg_dmabuf_mr does, refuse a descriptor that is not open.
   if (region.dmabuf_fd >= 0) {
     if (::fcntl(region.dmabuf_fd, F_GETFD) < 0) {
       throw ProbeError(Phase::register_memory, "dma-buf descriptor is not open", "the fake CUDA driver");
     }
-    ++m_dmabuf_regions;
+    ++m_fabric->dmabuf_regions;
   }
   return register_region(reinterpret_cast<void*>(region.device_addr), region.length);
 }

@@ -8,6 +8,7 @@
 
 #include "probe/transport.hpp"
 
+#include <atomic>
 #include <deque>
 #include <map>
 #include <memory>
@@ -23,6 +24,11 @@ public:
   std::uint32_t add(std::uint8_t* addr, std::uint64_t length);
   /// The region `rkey` names, when [remote_addr, +length) lies inside it.
   std::uint8_t* resolve(std::uint32_t rkey, std::uint64_t remote_addr, std::uint64_t length);
+
+  /// GPU regions registered by every transport on the fabric, and how many came
+  /// with an open dma-buf descriptor (the transports themselves die with the probe).
+  std::atomic<int> gpu_regions{0};
+  std::atomic<int> dmabuf_regions{0};
 
 private:
   struct Region
@@ -64,9 +70,6 @@ public:
   /// Work requests posted so far (to assert batching and bounds in tests).
   std::uint64_t posted() const { return m_posted; }
   std::size_t peak_outstanding() const { return m_peak; }
-  /// GPU regions registered, and how many came with an open dma-buf descriptor.
-  int gpu_regions() const { return m_gpu_regions; }
-  int dmabuf_regions() const { return m_dmabuf_regions; }
 
 private:
   std::shared_ptr<FakeFabric> m_fabric;
@@ -77,8 +80,6 @@ private:
   std::deque<WriteWork> m_queue;
   std::uint64_t m_posted = 0;
   std::size_t m_peak = 0;
-  int m_gpu_regions = 0;
-  int m_dmabuf_regions = 0;
 };
 
 } // namespace pdcheck::probe

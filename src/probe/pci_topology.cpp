@@ -1,6 +1,9 @@
 #include "probe/pci_topology.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <tuple>
@@ -164,6 +167,40 @@ std::vector<PciPlace> visible_gpus(const std::string& root)
   }
   std::sort(out.begin(), out.end(), [](const PciPlace& a, const PciPlace& b) { return a.address < b.address; });
   return out;
+}
+
+std::string sysfs_pci_address(const std::string& address)
+{
+  std::string out;
+  for (char c : address) {
+    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  const auto colon = out.find(':');
+  if (colon == 8 && out.rfind("0000", 0) == 0) {
+    out.erase(0, 4);
+  }
+  return out;
+}
+
+std::string gpu_nic_note(const std::string& root, int gpu_ordinal, const std::string& gpu_address,
+                         const std::string& nic_address)
+{
+  if (gpu_address.empty() || nic_address.empty()) {
+    return "";
+  }
+  const fs::path devices = fs::path(root) / "bus" / "pci" / "devices";
+  const auto gpu = place_of(root, devices / sysfs_pci_address(gpu_address));
+  const auto nic = place_of(root, devices / sysfs_pci_address(nic_address));
+  if (!gpu || !nic) {
+    return "";
+  }
+  const NearestGpu n = relate(*nic, *gpu);
+  std::string note = fmt::format("cuda:{} ({}) and the RDMA NIC ({}) are {} apart ({})", gpu_ordinal, gpu->address,
+                                 nic->address, affinity_name(n.affinity), affinity_meaning(n.affinity));
+  if (n.affinity != PciAffinity::pix && n.affinity != PciAffinity::pxb) {
+    note += ": GPUDirect RDMA will not reach line rate; pick a GPU and a NIC under one PCIe switch (pdcheck devices)";
+  }
+  return note;
 }
 
 } // namespace pdcheck::probe

@@ -55,4 +55,14 @@ std::optional<PciPlace> rdma_device_place(const std::string& root, const std::st
 /// Every NVIDIA or AMD display/3D controller on the PCI bus.
 std::vector<PciPlace> visible_gpus(const std::string& root);
 
+/// sysfs's spelling of a PCI address: lower case, 4-digit domain (CUDA and
+/// nvidia-smi may print "00000000:1A:00.0").
+std::string sysfs_pci_address(const std::string& address);
+
+/// What the probe says about GPUDirect RDMA between the GPU at `gpu_address`
+/// and the NIC at `nic_address` ("" when either is unknown or sysfs does not
+/// show them): their affinity, and a warning unless it is PIX or PXB.
+std::string gpu_nic_note(const std::string& root, int gpu_ordinal, const std::string& gpu_address,
+                         const std::string& nic_address);
+
 } // namespace pdcheck::probe

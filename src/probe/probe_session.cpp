@@ -4,6 +4,7 @@
 #include "core/rules.hpp"
 #include "plan/meaning.hpp"
 #include "probe/pattern.hpp"
+#include "probe/pci_topology.hpp"
 #include "probe/side_wire.hpp"
 #include "probe/state_pools.hpp"
 #include "sglang/side_layout.hpp"
@@ -121,6 +122,17 @@ std::unique_ptr<GpuDevice> open_gpu(const ProbeOptions& o, ProbeReport& r)
   return gpu;
 }
 
+/// GPUDirect RDMA is only as fast as the PCIe path between the GPU and the NIC.
+void note_gpu_nic_affinity(ProbeReport& r, const Transport& transport)
+{
+  if (r.gpu) {
+    if (std::string note = gpu_nic_note("/sys", r.gpu->ordinal, r.gpu->pci_bus_id, transport.pci_address());
+        !note.empty()) {
+      r.notes.push_back(std::move(note));
+    }
+  }
+}
+
 void fail_report(ProbeReport& r, const ProbeError& e)
 {
   r.failure = Failure{std::string(phase_name(e.phase())), e.detail(), e.hint()};
@@ -209,6 +221,7 @@ ProbeReport run_decode_end(const sglang::Side& decode, const ProbeOptions& o, Fd
     t.emplace(r, Phase::register_memory);
     pools->register_all(transport);
     r.memory_path = std::string(memory_path_name(pools->path()));
+    note_gpu_nic_affinity(r, transport);
     t->phase().bytes = r.pool_bytes;
     t->done();
 
@@ -553,6 +566,7 @@ ProbeReport run_prefill_end(const sglang::Side& prefill, const ProbeOptions& o, 
     t.emplace(r, Phase::register_memory);
     pools->register_all(transport);
     r.memory_path = std::string(memory_path_name(pools->path()));
+    note_gpu_nic_affinity(r, transport);
     t->phase().bytes = r.pool_bytes;
     t->done();
 
@@ -834,7 +848,8 @@ ProbeReport loopback(const sglang::Side& prefill, const sglang::Side& decode, co
     r.phases.push_back(ph);
   }
   for (const std::string& n : p.notes) {
-    if (n.rfind("decode: ", 0) != 0) {
+    // "decode: " notes echo the decode's own; one host's GPU/NIC note comes from both ends.
+    if (n.rfind("decode: ", 0) != 0 && std::find(r.notes.begin(), r.notes.end(), n) == r.notes.end()) {
       r.notes.push_back(n);
     }
   }

@@ -108,6 +108,9 @@ public:
   /// `out` and returns how many were written (0 on timeout).
   virtual std::size_t poll(std::span<Completion> out, Deadline deadline) = 0;
 
+  /// PCI address of the NIC the transport uses, "" when none or unknown.
+  virtual std::string pci_address() const { return ""; }
+
   /// Port speed x width in Gb/s when known, else 0.
   virtual double line_rate_gbps() const { return 0; }
 

@@ -125,22 +125,18 @@ Mr reg_mr(ibv_pd* pd, void* addr, std::size_t length, int access)
 Mr reg_gpu_mr(ibv_pd* pd, std::uint64_t iova, std::size_t length, int dmabuf_fd, int access)
 {
   errno = 0;
-  if (dmabuf_fd >= 0) {
-    ibv_mr* m = ibv_reg_dmabuf_mr(pd, 0, length, iova, dmabuf_fd, access);
-    if (m == nullptr) {
-      throw VerbsError(Phase::register_memory, fmt::format("ibv_reg_dmabuf_mr({} bytes of GPU memory)", length),
-                       errno != 0 ? errno : ENOMEM,
-                       "dma-buf support of the NIC driver and kernel (Linux 5.12 or newer, rdma-core 34 or newer); "
-                       "or use --transport tcp, which stages GPU memory through host memory");
-    }
-    return Mr(m);
-  }
-  ibv_mr* m = ibv_reg_mr(pd, reinterpret_cast<void*>(iova), length, access);
+  const bool dmabuf = dmabuf_fd >= 0;
+  ibv_mr* m = dmabuf ? ibv_reg_dmabuf_mr(pd, 0, length, iova, dmabuf_fd, access)
+                     : ibv_reg_mr(pd, reinterpret_cast<void*>(iova), length, access);
   if (m == nullptr) {
-    throw VerbsError(Phase::register_memory, fmt::format("ibv_reg_mr({} bytes of GPU memory)", length),
-                     errno != 0 ? errno : EFAULT,
-                     "the CUDA driver exports no dma-buf here, so GPUDirect RDMA needs the nvidia-peermem module "
-                     "(lsmod | grep nvidia_peermem); or use --transport tcp, which stages through host memory");
+    throw VerbsError(Phase::register_memory,
+                     fmt::format("{}({} bytes of GPU memory)", dmabuf ? "ibv_reg_dmabuf_mr" : "ibv_reg_mr", length),
+                     errno != 0 ? errno : ENOMEM,
+                     dmabuf ? "dma-buf support of the NIC driver and kernel (Linux 5.12 or newer, rdma-core 34 or "
+                              "newer); or use --transport tcp, which stages GPU memory through host memory"
+                            : "the CUDA driver exports no dma-buf here, so GPUDirect RDMA needs the nvidia-peermem "
+                              "module (lsmod | grep nvidia_peermem); or use --transport tcp, which stages GPU memory "
+                              "through host memory");
   }
   return Mr(m);
 }

@@ -3,6 +3,7 @@
 // pdcheck's own CI (no RDMA device there): see docs/probe.md.
 
 #include "probe/qp_plan.hpp"
+#include "probe/pci_topology.hpp"
 #include "probe/rdma.hpp"
 #include "probe/verbs_handles.hpp"
 
@@ -106,6 +107,9 @@ public:
                        "`pdcheck devices` for the names on this host");
     }
     m_context = verbs::open_device(chosen);
+    if (const auto place = rdma_device_place("/sys", ibv_get_device_name(chosen))) {
+      m_pci_address = place->address;
+    }
     m_port = port_info(m_context.get(), o.ib_port);
     if (!m_port.active) {
       throw ProbeError(Phase::open_device,
@@ -268,6 +272,7 @@ public:
   }
 
   double line_rate_gbps() const override { return m_port.line_rate_gbps(); }
+  std::string pci_address() const override { return m_pci_address; }
 
   std::vector<std::string> shutdown() override
   {
@@ -289,6 +294,7 @@ private:
   verbs::DeviceList m_list;
   verbs::Context m_context;
   PortInfo m_port;
+  std::string m_pci_address;
   int m_gid_index = 0;
   GidBytes m_gid{};
   verbs::Pd m_pd;

@@ -104,6 +104,45 @@ bool inside(unsigned long long p, unsigned long long n)
   return p >= it->first && n <= it->second && p - it->first <= it->second - n;
 }
 
+struct ErrorText
+{
+  int code;
+  const char* name;
+  const char* text;
+};
+
+/// The driver's names and descriptions of the codes the fake returns.
+const ErrorText* error_text(int code)
+{
+  static constexpr ErrorText k_texts[] = {
+    {k_success, "CUDA_SUCCESS", "no error"},
+    {k_invalid_value, "CUDA_ERROR_INVALID_VALUE", "invalid argument"},
+    {k_out_of_memory, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory"},
+    {k_not_initialized, "CUDA_ERROR_NOT_INITIALIZED", "initialization error"},
+    {k_no_device, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected"},
+    {k_invalid_device, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal"},
+    {k_invalid_context, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context"},
+    {k_not_supported, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported"},
+    {k_unknown, "CUDA_ERROR_UNKNOWN", "unknown error"},
+  };
+  for (const ErrorText& e : k_texts) {
+    if (e.code == code) {
+      return &e;
+    }
+  }
+  return nullptr;
+}
+
+/// Preconditions of a copy or fill of [p, p + n) of device memory.
+int device_range(const char* entry, unsigned long long p, unsigned long long n)
+{
+  if (int rc = in_context(entry)) {
+    return rc;
+  }
+  std::lock_guard lock(state().mutex);
+  return inside(p, n) ? k_success : k_invalid_value;
+}
+
 } // namespace
 
 extern "C" {
@@ -230,12 +269,8 @@ int cuMemFree_v2(unsigned long long p)
 
 int cuMemcpyHtoD_v2(unsigned long long dst, const void* src, std::size_t n)
 {
-  if (int rc = in_context("cuMemcpyHtoD_v2")) {
+  if (int rc = device_range("cuMemcpyHtoD_v2", dst, n)) {
     return rc;
-  }
-  std::lock_guard lock(state().mutex);
-  if (!inside(dst, n)) {
-    return k_invalid_value;
   }
   std::memcpy(reinterpret_cast<void*>(dst), src, n);
   return k_success;
@@ -243,12 +278,8 @@ int cuMemcpyHtoD_v2(unsigned long long dst, const void* src, std::size_t n)
 
 int cuMemcpyDtoH_v2(void* dst, unsigned long long src, std::size_t n)
 {
-  if (int rc = in_context("cuMemcpyDtoH_v2")) {
+  if (int rc = device_range("cuMemcpyDtoH_v2", src, n)) {
     return rc;
-  }
-  std::lock_guard lock(state().mutex);
-  if (!inside(src, n)) {
-    return k_invalid_value;
   }
   std::memcpy(dst, reinterpret_cast<const void*>(src), n);
   return k_success;
@@ -256,12 +287,8 @@ int cuMemcpyDtoH_v2(void* dst, unsigned long long src, std::size_t n)
 
 int cuMemsetD8_v2(unsigned long long dst, unsigned char value, std::size_t n)
 {
-  if (int rc = in_context("cuMemsetD8_v2")) {
+  if (int rc = device_range("cuMemsetD8_v2", dst, n)) {
     return rc;
-  }
-  std::lock_guard lock(state().mutex);
-  if (!inside(dst, n)) {
-    return k_invalid_value;
   }
   std::memset(reinterpret_cast<void*>(dst), value, n);
   return k_success;
@@ -298,34 +325,16 @@ int cuMemGetHandleForAddressRange(void* handle, unsigned long long p, std::size_
 
 int cuGetErrorName(int error, const char** name)
 {
-  switch (error) {
-  case k_success: *name = "CUDA_SUCCESS"; return k_success;
-  case k_invalid_value: *name = "CUDA_ERROR_INVALID_VALUE"; return k_success;
-  case k_out_of_memory: *name = "CUDA_ERROR_OUT_OF_MEMORY"; return k_success;
-  case k_not_initialized: *name = "CUDA_ERROR_NOT_INITIALIZED"; return k_success;
-  case k_no_device: *name = "CUDA_ERROR_NO_DEVICE"; return k_success;
-  case k_invalid_device: *name = "CUDA_ERROR_INVALID_DEVICE"; return k_success;
-  case k_invalid_context: *name = "CUDA_ERROR_INVALID_CONTEXT"; return k_success;
-  case k_not_supported: *name = "CUDA_ERROR_NOT_SUPPORTED"; return k_success;
-  case k_unknown: *name = "CUDA_ERROR_UNKNOWN"; return k_success;
-  default: *name = nullptr; return k_invalid_value;
-  }
+  const ErrorText* e = error_text(error);
+  *name = e != nullptr ? e->name : nullptr;
+  return e != nullptr ? k_success : k_invalid_value;
 }
 
 int cuGetErrorString(int error, const char** text)
 {
-  switch (error) {
-  case k_success: *text = "no error"; return k_success;
-  case k_invalid_value: *text = "invalid argument"; return k_success;
-  case k_out_of_memory: *text = "out of memory"; return k_success;
-  case k_not_initialized: *text = "initialization error"; return k_success;
-  case k_no_device: *text = "no CUDA-capable device is detected"; return k_success;
-  case k_invalid_device: *text = "invalid device ordinal"; return k_success;
-  case k_invalid_context: *text = "invalid device context"; return k_success;
-  case k_not_supported: *text = "operation not supported"; return k_success;
-  case k_unknown: *text = "unknown error"; return k_success;
-  default: *text = nullptr; return k_invalid_value;
-  }
+  const ErrorText* e = error_text(error);
+  *text = e != nullptr ? e->text : nullptr;
+  return e != nullptr ? k_success : k_invalid_value;
 }
 
 } // extern "C"

@@ -120,3 +120,20 @@ TEST_CASE("devices report: the nearest GPU with its affinity", "[probe]")
   d.nearest_gpu.clear();
   CHECK(devices_to_json({d})["devices"][0]["nearest_gpu"].is_null());
 }
+
+TEST_CASE("gpu_nic_note: the affinity of the probe's GPU and NIC, with a warning when it is slow", "[probe]")
+{
+  FakeSysfs sys;
+  sys.add_pci("devices/pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:08.0/0000:05:00.0", "0x15b3", "0x020000", 0);
+  sys.add_pci("devices/pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:10.0/0000:1a:00.0", "0x10de", "0x030200", 0);
+  sys.add_pci("devices/pci0000:80/0000:80:01.0/0000:81:00.0", "0x10de", "0x030200", 1);
+  // CUDA spells the bus id with an 8-digit domain and upper case.
+  CHECK(sysfs_pci_address("00000000:1A:00.0") == "0000:1a:00.0");
+  CHECK(gpu_nic_note(sys.root(), 0, "00000000:1A:00.0", "0000:05:00.0") ==
+        "cuda:0 (0000:1a:00.0) and the RDMA NIC (0000:05:00.0) are PIX apart (same PCIe switch)");
+  CHECK(gpu_nic_note(sys.root(), 1, "0000:81:00.0", "0000:05:00.0") ==
+        "cuda:1 (0000:81:00.0) and the RDMA NIC (0000:05:00.0) are SYS apart (across NUMA nodes): GPUDirect RDMA will "
+        "not reach line rate; pick a GPU and a NIC under one PCIe switch (pdcheck devices)");
+  CHECK(gpu_nic_note(sys.root(), 0, "0000:1a:00.0", "").empty());
+  CHECK(gpu_nic_note(sys.root(), 0, "0000:99:00.0", "0000:05:00.0").empty());
+}
