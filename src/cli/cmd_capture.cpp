@@ -99,13 +99,14 @@ public:
     if (!m.listed_as || m.kind == capture::MessageKind::unclassified) {
       return;
     }
-    if (!m_made_dir) {
+    if (!m_checked_dir) {
       std::error_code ec;
+      m_made_dir = !std::filesystem::exists(m_options.out, ec);
+      m_checked_dir = true;
       std::filesystem::create_directories(m_options.out, ec);
       if (ec) {
         throw InputError(m_options.out, "cannot create the output directory: " + ec.message());
       }
-      m_made_dir = true;
     }
     io::Capture c;
     c.backend = *m.backend;
@@ -123,9 +124,25 @@ public:
 
   const std::vector<Written>& written() const { return m_written; }
 
+  /// Removes what this run wrote (and the directory when this run made it and
+  /// it is left empty), so an input error never leaves half a capture in --out
+  /// for `check --decode-capture` to read as if it were whole. Never throws.
+  void discard() noexcept
+  {
+    std::error_code ec;
+    for (const Written& w : m_written) {
+      std::filesystem::remove(w.path, ec);
+    }
+    m_written.clear();
+    if (m_made_dir && std::filesystem::is_empty(m_options.out, ec)) {
+      std::filesystem::remove(m_options.out, ec);
+    }
+  }
+
 private:
   const CaptureOptions& m_options;
-  bool m_made_dir = false;
+  bool m_checked_dir = false;
+  bool m_made_dir = false; ///< this run created --out
   std::vector<Written> m_written;
 };
 
@@ -287,8 +304,14 @@ int run_capture_command(const CaptureOptions& o, CommandContext& ctx)
   a.on_message = [&writer](const capture::FoundMessage& m, const capture::FlowReport& f, const wire::Frames& frames) {
     writer(m, frames, f);
   };
-  const io::PcapSummary s = io::analyze_pcap(o.pcap, a);
-  refuse_broken_streams(o.pcap, s.report);
+  io::PcapSummary s;
+  try {
+    s = io::analyze_pcap(o.pcap, a);
+    refuse_broken_streams(o.pcap, s.report);
+  } catch (...) {
+    writer.discard();
+    throw;
+  }
   if (o.format == "json") {
     *ctx.out << summary_json(o, s, writer.written()).dump(2) << "\n";
   } else {

@@ -291,6 +291,24 @@ TEST_CASE("capture: malformed pcaps and ZMTP streams name the packet or flow and
     CHECK(cli.code == 2);
     CHECK(cli.out == "pdcheck: error: " + path + ": flow 10.0.0.2:41234 -> 10.0.0.1:17000: stream byte 98: frame flags "
                      "0x41: reserved bits set (not a ZMTP 3 frame header)\n");
+
+    // A good registration first, then the broken stream: the file written for
+    // the good one is removed again, and so is the --out this run created.
+    PcapBuilder mixed;
+    test::send_stream(mixed, TcpEnd{"10.0.0.3", 41300}, k_prefill, test::zmtp_stream({as_bytes(reg)}), 1400);
+    test::send_stream(mixed, k_decode, k_prefill, stream, 1400);
+    const std::string mixed_path = mixed.write(dir.path / "mixed.pcap");
+    const auto out = dir.path / "mixed-out";
+    const Run partial = pdcheck_cli("capture " + mixed_path + " --out " + out.string());
+    CHECK(partial.code == 2);
+    CHECK(partial.out.find("stream byte 98: frame flags 0x41") != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(out));
+    // An --out that existed keeps what was there before.
+    std::filesystem::create_directories(out);
+    dir.write("mixed-out/keep.json", "{}");
+    CHECK(pdcheck_cli("capture " + mixed_path + " --out " + out.string()).code == 2);
+    CHECK(std::distance(std::filesystem::directory_iterator(out), std::filesystem::directory_iterator()) == 1);
+    CHECK(std::filesystem::exists(out / "keep.json"));
   }
   {
     PcapBuilder sll(test::Link::ethernet);
