@@ -1,0 +1,90 @@
+#pragma once
+
+// The steps both ends of the probe share (internal to probe/): phase timing,
+// the hello exchange, aborts, and the start of a report. decode_end.cpp and
+// prefill_end.cpp run the two ends; probe_session.cpp wires them to sockets.
+
+#include "model/layout.hpp"
+#include "probe/gpu_memory.hpp"
+#include "probe/oob.hpp"
+#include "probe/probe_report.hpp"
+#include "probe/probe_session.hpp"
+#include "probe/state_pools.hpp"
+#include "probe/transport.hpp"
+#include "sglang/side.hpp"
+#include "wire/generation.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace pdcheck::probe::steps {
+
+using Clock = std::chrono::steady_clock;
+
+inline double seconds_since(Clock::time_point t0)
+{
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+/// Times one phase into the report; `ok` and details are set by the caller.
+class PhaseTimer
+{
+public:
+  PhaseTimer(ProbeReport& report, Phase phase) : m_report(report), m_t0(Clock::now())
+  {
+    m_phase.name = std::string(phase_name(phase));
+  }
+  PhaseReport& phase() { return m_phase; }
+  void done()
+  {
+    m_phase.seconds = seconds_since(m_t0);
+    m_report.add_phase(m_phase);
+  }
+
+private:
+  ProbeReport& m_report;
+  PhaseReport m_phase;
+  Clock::time_point m_t0;
+};
+
+/// What a report knows before the end starts: role, transport, memory, model,
+/// backend and this end's profile.
+ProbeReport start_report(sglang::Role role, const sglang::Side& side, const ProbeOptions& o, const Transport& transport);
+
+/// The allocate phase: this side's pools for every rank of `layout`, on the
+/// GPU of --memory cuda:N when asked (`gpu` and `pools` belong to the caller,
+/// which releases them after the transport's shutdown).
+void allocate_pools(ProbeReport& r, const model::Layout& layout, const ProbeOptions& o, std::unique_ptr<GpuDevice>& gpu,
+                    std::optional<StatePools>& pools);
+
+/// The register-memory phase, which also decides the memory path.
+void register_pools(ProbeReport& r, StatePools& pools, Transport& transport);
+
+/// Maps SGLang's backend to the wire codec's; nullopt for backends pdcheck
+/// has no TransferInfo encoder for (the probe then sends the bare indices).
+std::optional<wire::Backend> wire_backend(sglang::TransferBackend b);
+
+nlohmann::json hello(const sglang::Side& side, const model::Layout& layout, const Transport& transport,
+                     const ProbeOptions& o);
+
+/// Why a peer's hello is unacceptable, or nullopt.
+std::optional<std::string> hello_refusal(const nlohmann::json& peer, const std::string& expected_role,
+                                         const std::string& my_transport);
+
+/// The report of an end that could not run (exit 3, phase and hint).
+void fail_report(ProbeReport& r, const ProbeError& e);
+
+/// Best-effort notice to the peer that this end stopped; never throws.
+void tell_abort(int fd, const ProbeError& e);
+
+/// Throws the ProbeError an "abort" or "refuse" message from the peer carries.
+[[noreturn]] void peer_stopped(const nlohmann::json& m, Phase phase);
+
+/// The next message, which must be of `type` (an abort becomes the peer's error).
+nlohmann::json expect(int fd, const std::string& type, Deadline d, Phase phase);
+
+} // namespace pdcheck::probe::steps
