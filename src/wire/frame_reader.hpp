@@ -94,6 +94,17 @@ public:
     return d.sglang_value;
   }
 
+  /// read<T>, storing the value in `out` when there is one (else `out` keeps
+  /// its default): one line per field in the decoders.
+  template <typename T, typename Field, typename F>
+  void read_into(Field& out, std::size_t index, std::string_view field, std::string_view encoding, Absent absent,
+                 F decode)
+  {
+    if (auto v = read<T>(index, field, encoding, absent, std::move(decode))) {
+      out = std::move(*v);
+    }
+  }
+
   /// Records "frame `index` is missing".
   void missing(std::size_t index, std::string_view field)
   {

@@ -26,126 +26,69 @@ void decode_mooncake_registration(FrameReader& reader, Generation g, Registratio
 
   // Gen-3 evaluates json.loads(msg[20]) before any other field.
   if (gen3) {
-    if (auto v = reader.read<std::optional<std::string>>(20, "unified_layouts", "JSON or b''",
-                                                         A::default_when_absent_or_empty,
-                                                         [](ByteView b) { return decode_layouts_json(b); })) {
-      r.unified_layouts_json = *v;
-    }
+    reader.read_into<std::optional<std::string>>(r.unified_layouts_json, 20, "unified_layouts", "JSON or b''",
+                                                 A::default_when_absent_or_empty,
+                                                 [](ByteView b) { return decode_layouts_json(b); });
   }
-  if (auto v = reader.read<std::string>(0, "room", "ascii 'None'", A::required,
-                                        [](ByteView b) { return decode_none_literal(b); })) {
-    r.room = *v;
-  }
-  if (auto v = reader.read<std::string>(1, "endpoint", "ascii", A::required, ascii_text())) {
-    r.endpoint = *v;
-  }
-  if (auto v = reader.read<std::int64_t>(2, "dst_port", "ascii int", A::required, ascii_int())) {
-    r.dst_port = *v;
-  }
-  if (auto v = reader.read<std::string>(3, "mooncake_session_id", "ascii", A::required, ascii_text())) {
-    r.mooncake_session_id = *v;
-  }
-  if (auto v = reader.read<std::vector<std::uint64_t>>(4, "dst_kv_ptrs", "native 'Q' array", A::required,
-                                                       native_array(IntFormat::u64))) {
-    r.dst_kv_ptrs = *v;
-  }
-  if (auto v = reader.read<std::vector<std::uint64_t>>(5, "dst_aux_ptrs", "native 'Q' array", A::required,
-                                                       native_array(IntFormat::u64))) {
-    r.dst_aux_ptrs = *v;
-  }
+  reader.read_into<std::string>(r.room, 0, "room", "ascii 'None'", A::required,
+                                [](ByteView b) { return decode_none_literal(b); });
+  reader.read_into<std::string>(r.endpoint, 1, "endpoint", "ascii", A::required, ascii_text());
+  reader.read_into<std::int64_t>(r.dst_port, 2, "dst_port", "ascii int", A::required, ascii_int());
+  reader.read_into<std::string>(r.mooncake_session_id, 3, "mooncake_session_id", "ascii", A::required, ascii_text());
+  reader.read_into<std::vector<std::uint64_t>>(r.dst_kv_ptrs, 4, "dst_kv_ptrs", "native 'Q' array", A::required,
+                                               native_array(IntFormat::u64));
+  reader.read_into<std::vector<std::uint64_t>>(r.dst_aux_ptrs, 5, "dst_aux_ptrs", "native 'Q' array", A::required,
+                                               native_array(IntFormat::u64));
   if (comp) {
-    if (auto v = reader.read<U64Lists>(6, "dst_state_data_ptrs", "pack_int_lists 'Q'", A::required,
-                                       int_lists(IntFormat::u64))) {
-      r.dst_state_data_ptrs = *v;
-    }
+    reader.read_into<U64Lists>(r.dst_state_data_ptrs, 6, "dst_state_data_ptrs", "pack_int_lists 'Q'", A::required,
+                               int_lists(IntFormat::u64));
   } else {
-    if (auto v = reader.read<U64Lists>(6, "dst_state_data_ptrs", "native 'Q' array", A::required,
-                                       native_as_component(IntFormat::u64))) {
-      r.dst_state_data_ptrs = *v;
-    }
+    reader.read_into<U64Lists>(r.dst_state_data_ptrs, 6, "dst_state_data_ptrs", "native 'Q' array", A::required,
+                               native_as_component(IntFormat::u64));
   }
-  if (auto v = reader.read<std::int64_t>(7, "dst_tp_rank", "ascii int", A::required, ascii_int())) {
-    r.dst_tp_rank = *v;
-  }
-  if (auto v = reader.read<std::int64_t>(8, "dst_attn_tp_size", "ascii int", A::required, ascii_int())) {
-    r.dst_attn_tp_size = *v;
-  }
-  if (auto v = reader.read<std::int64_t>(9, "dst_kv_item_len", "ascii int", A::required, ascii_int())) {
-    r.dst_kv_item_len = *v;
-  }
+  reader.read_into<std::int64_t>(r.dst_tp_rank, 7, "dst_tp_rank", "ascii int", A::required, ascii_int());
+  reader.read_into<std::int64_t>(r.dst_attn_tp_size, 8, "dst_attn_tp_size", "ascii int", A::required, ascii_int());
+  reader.read_into<std::int64_t>(r.dst_kv_item_len, 9, "dst_kv_item_len", "ascii int", A::required, ascii_int());
   if (g == Generation::pre_dims) {
     return;
   }
   if (g == Generation::flat) {
-    if (auto v = reader.read<U64Lists>(10, "dst_state_item_lens", "native 'I' array", A::default_when_absent_or_empty,
-                                       native_as_component(IntFormat::u32))) {
-      r.dst_state_item_lens = *v;
-    }
-    if (auto v = reader.read<U64Lists>(11, "dst_state_dim_per_tensor", "native 'I' array",
-                                       A::default_when_absent_or_empty, native_as_component(IntFormat::u32))) {
-      r.dst_state_dim_per_tensor = *v;
-    }
-    if (auto v = reader.read<bool>(12, "enable_hisparse", "ascii '0'/'1'", A::default_when_absent,
-                                   [](ByteView b) { return decode_hisparse_flag(b); })) {
-      r.enable_hisparse = *v;
-    }
-    if (auto v = reader.read<std::uint64_t>(13, "staging_base_ptr", "8-byte native 'Q' or b''",
-                                            A::default_when_absent,
-                                            [](ByteView b) { return decode_staging_base(b); })) {
-      r.staging_base_ptr = *v;
-    }
-    if (auto v = reader.read<std::int64_t>(14, "staging_total_size", "ascii int or b''",
-                                           A::default_when_absent_or_empty, ascii_int())) {
-      r.staging_total_size = *v;
-    }
+    reader.read_into<U64Lists>(r.dst_state_item_lens, 10, "dst_state_item_lens", "native 'I' array",
+                               A::default_when_absent_or_empty, native_as_component(IntFormat::u32));
+    reader.read_into<U64Lists>(r.dst_state_dim_per_tensor, 11, "dst_state_dim_per_tensor", "native 'I' array",
+                               A::default_when_absent_or_empty, native_as_component(IntFormat::u32));
+    reader.read_into<bool>(r.enable_hisparse, 12, "enable_hisparse", "ascii '0'/'1'", A::default_when_absent,
+                           [](ByteView b) { return decode_hisparse_flag(b); });
+    reader.read_into<std::uint64_t>(r.staging_base_ptr, 13, "staging_base_ptr", "8-byte native 'Q' or b''",
+                                    A::default_when_absent, [](ByteView b) { return decode_staging_base(b); });
+    reader.read_into<std::int64_t>(r.staging_total_size, 14, "staging_total_size", "ascii int or b''",
+                                   A::default_when_absent_or_empty, ascii_int());
     return;
   }
-  if (auto v = reader.read<U64Lists>(10, "dst_state_item_lens", "pack_int_lists 'I'", A::default_when_absent,
-                                     int_lists(IntFormat::u32))) {
-    r.dst_state_item_lens = *v;
-  }
-  if (auto v = reader.read<U64Lists>(11, "dst_state_dim_per_tensor", "pack_int_lists 'I'", A::default_when_absent,
-                                     int_lists(IntFormat::u32))) {
-    r.dst_state_dim_per_tensor = *v;
-  }
-  if (auto v = reader.read<std::vector<std::uint64_t>>(12, "dst_kv_layer_ids", "native 'I' array",
-                                                       A::default_when_absent_or_empty,
-                                                       native_array(IntFormat::u32))) {
-    r.dst_kv_layer_ids = *v;
-  }
-  if (auto v = reader.read<U64Lists>(13, "dst_state_layer_ids", "pack_int_lists 'I'", A::default_when_absent_or_empty,
-                                     int_lists(IntFormat::u32))) {
-    r.dst_state_layer_ids = *v;
-  }
-  if (auto v = reader.read<std::uint64_t>(14, "staging_base_ptr", "8-byte native 'Q' or b''", A::default_when_absent,
-                                          [](ByteView b) { return decode_staging_base(b); })) {
-    r.staging_base_ptr = *v;
-  }
-  if (auto v = reader.read<std::int64_t>(15, "staging_total_size", "ascii int or b''", A::default_when_absent_or_empty,
-                                         ascii_int())) {
-    r.staging_total_size = *v;
-  }
-  if (auto v =
-        reader.read<std::int64_t>(16, "dst_dcp_size", "ascii int", A::default_when_absent_or_empty, ascii_int())) {
-    r.dst_dcp_size = *v;
-  }
-  if (auto v =
-        reader.read<std::int64_t>(17, "dst_dcp_rank", "ascii int", A::default_when_absent_or_empty, ascii_int())) {
-    r.dst_dcp_rank = *v;
-  }
+  reader.read_into<U64Lists>(r.dst_state_item_lens, 10, "dst_state_item_lens", "pack_int_lists 'I'",
+                             A::default_when_absent, int_lists(IntFormat::u32));
+  reader.read_into<U64Lists>(r.dst_state_dim_per_tensor, 11, "dst_state_dim_per_tensor", "pack_int_lists 'I'",
+                             A::default_when_absent, int_lists(IntFormat::u32));
+  reader.read_into<std::vector<std::uint64_t>>(r.dst_kv_layer_ids, 12, "dst_kv_layer_ids", "native 'I' array",
+                                               A::default_when_absent_or_empty, native_array(IntFormat::u32));
+  reader.read_into<U64Lists>(r.dst_state_layer_ids, 13, "dst_state_layer_ids", "pack_int_lists 'I'",
+                             A::default_when_absent_or_empty, int_lists(IntFormat::u32));
+  reader.read_into<std::uint64_t>(r.staging_base_ptr, 14, "staging_base_ptr", "8-byte native 'Q' or b''",
+                                  A::default_when_absent, [](ByteView b) { return decode_staging_base(b); });
+  reader.read_into<std::int64_t>(r.staging_total_size, 15, "staging_total_size", "ascii int or b''",
+                                 A::default_when_absent_or_empty, ascii_int());
+  reader.read_into<std::int64_t>(r.dst_dcp_size, 16, "dst_dcp_size", "ascii int", A::default_when_absent_or_empty,
+                                 ascii_int());
+  reader.read_into<std::int64_t>(r.dst_dcp_rank, 17, "dst_dcp_rank", "ascii int", A::default_when_absent_or_empty,
+                                 ascii_int());
   if (gen3) {
-    if (auto v = reader.read<std::vector<std::uint64_t>>(19, "dst_kv_item_lens", "native 'Q' array",
-                                                         A::default_when_absent_or_empty,
-                                                         native_array(IntFormat::u64))) {
-      r.dst_kv_item_lens = *v;
-    }
+    reader.read_into<std::vector<std::uint64_t>>(r.dst_kv_item_lens, 19, "dst_kv_item_lens", "native 'Q' array",
+                                                 A::default_when_absent_or_empty, native_array(IntFormat::u64));
   }
   // StagingRegisterInfo.from_zmq_fields(msg, 14, slot_ids_index=18) runs last.
-  if (auto v = reader.read<std::vector<std::uint64_t>>(18, "staging_slot_layer_ids", "native 'Q' array",
-                                                       A::default_when_absent_or_empty,
-                                                       native_array(IntFormat::u64))) {
-    r.staging_slot_layer_ids = *v;
-  }
+  reader.read_into<std::vector<std::uint64_t>>(r.staging_slot_layer_ids, 18, "staging_slot_layer_ids",
+                                               "native 'Q' array", A::default_when_absent_or_empty,
+                                               native_array(IntFormat::u64));
 }
 
 EncodedRegistration encode_mooncake_registration(const Registration& r, Generation g)

@@ -39,20 +39,12 @@ void decode_mori_registration(FrameReader& reader, Generation g, Registration& r
   const bool comp = g == Generation::components;
 
   // The bootstrap thread tells registrations from requests by payload[0].
-  if (auto v = reader.read<std::string>(0, "room", "ascii 'None'", A::required,
-                                        [](ByteView b) { return decode_none_literal(b); })) {
-    r.room = *v;
-  }
-  if (auto v = reader.read<std::string>(1, "endpoint", "ascii", A::required, ascii_text())) {
-    r.endpoint = *v;
-  }
-  if (auto v = reader.read<std::int64_t>(2, "dst_port", "ascii int", A::required, ascii_int())) {
-    r.dst_port = *v;
-  }
-  if (auto v = reader.read<Bytes>(3, "engine_desc", "opaque EngineDesc.pack()", A::required,
-                                  [](ByteView b) { return decode_opaque(b); })) {
-    r.engine_desc = *v;
-  }
+  reader.read_into<std::string>(r.room, 0, "room", "ascii 'None'", A::required,
+                                [](ByteView b) { return decode_none_literal(b); });
+  reader.read_into<std::string>(r.endpoint, 1, "endpoint", "ascii", A::required, ascii_text());
+  reader.read_into<std::int64_t>(r.dst_port, 2, "dst_port", "ascii int", A::required, ascii_int());
+  reader.read_into<Bytes>(r.engine_desc, 3, "engine_desc", "opaque EngineDesc.pack()", A::required,
+                          [](ByteView b) { return decode_opaque(b); });
   if (auto v = reader.read<DescListShape>(4, "dst_kv_mem_descs", "msgpack list", A::required, desc_frame(false))) {
     r.dst_kv_mem_descs.assign(reader.frame(4).begin(), reader.frame(4).end());
     r.kv_mem_desc_count = v->counts.empty() ? 0 : v->counts[0];
@@ -72,36 +64,20 @@ void decode_mori_registration(FrameReader& reader, Generation g, Registration& r
       r.state_mem_desc_counts.clear();
     }
   }
-  if (auto v = reader.read<std::int64_t>(7, "gpu_id", "ascii int", A::required, ascii_int())) {
-    r.gpu_id = *v;
-  }
-  if (auto v = reader.read<std::int64_t>(8, "decode_tp_size", "ascii int", A::required, ascii_int())) {
-    r.dst_attn_tp_size = *v;
-  }
-  if (auto v = reader.read<std::int64_t>(9, "decode_tp_rank", "ascii int", A::required, ascii_int())) {
-    r.dst_tp_rank = *v;
-  }
-  if (auto v = reader.read<std::int64_t>(10, "dst_kv_item_len", "ascii int", A::required, ascii_int())) {
-    r.dst_kv_item_len = *v;
-  }
+  reader.read_into<std::int64_t>(r.gpu_id, 7, "gpu_id", "ascii int", A::required, ascii_int());
+  reader.read_into<std::int64_t>(r.dst_attn_tp_size, 8, "decode_tp_size", "ascii int", A::required, ascii_int());
+  reader.read_into<std::int64_t>(r.dst_tp_rank, 9, "decode_tp_rank", "ascii int", A::required, ascii_int());
+  reader.read_into<std::int64_t>(r.dst_kv_item_len, 10, "dst_kv_item_len", "ascii int", A::required, ascii_int());
   if (comp) {
-    if (auto v = reader.read<U64Lists>(11, "dst_state_item_lens", "pack_int_lists 'I'",
-                                       A::default_when_absent_or_empty, int_lists(IntFormat::u32))) {
-      r.dst_state_item_lens = *v;
-    }
-    if (auto v = reader.read<U64Lists>(12, "dst_state_dim_per_tensor", "pack_int_lists 'I'",
-                                       A::default_when_absent_or_empty, int_lists(IntFormat::u32))) {
-      r.dst_state_dim_per_tensor = *v;
-    }
+    reader.read_into<U64Lists>(r.dst_state_item_lens, 11, "dst_state_item_lens", "pack_int_lists 'I'",
+                               A::default_when_absent_or_empty, int_lists(IntFormat::u32));
+    reader.read_into<U64Lists>(r.dst_state_dim_per_tensor, 12, "dst_state_dim_per_tensor", "pack_int_lists 'I'",
+                               A::default_when_absent_or_empty, int_lists(IntFormat::u32));
   } else {
-    if (auto v = reader.read<U64Lists>(11, "dst_state_item_lens", "native 'I' array", A::default_when_absent_or_empty,
-                                       native_as_component(IntFormat::u32))) {
-      r.dst_state_item_lens = *v;
-    }
-    if (auto v = reader.read<U64Lists>(12, "dst_state_dim_per_tensor", "native 'I' array",
-                                       A::default_when_absent_or_empty, native_as_component(IntFormat::u32))) {
-      r.dst_state_dim_per_tensor = *v;
-    }
+    reader.read_into<U64Lists>(r.dst_state_item_lens, 11, "dst_state_item_lens", "native 'I' array",
+                               A::default_when_absent_or_empty, native_as_component(IntFormat::u32));
+    reader.read_into<U64Lists>(r.dst_state_dim_per_tensor, 12, "dst_state_dim_per_tensor", "native 'I' array",
+                               A::default_when_absent_or_empty, native_as_component(IntFormat::u32));
   }
   if (reader.mode() == DecodeMode::sglang && !reader.stopped()) {
     reader.note("Mori descriptors are opaque to pdcheck: EngineDesc.unpack / MemoryDesc.unpack errors cannot be "

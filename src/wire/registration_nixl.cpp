@@ -23,23 +23,13 @@ std::string join(const std::vector<std::string>& words, std::string_view sep)
 void read_common_tail(FrameReader& reader, Registration& r)
 {
   using A = Absent;
-  if (auto v = reader.read<std::string>(0, "room", "ascii 'None'", A::required,
-                                        [](ByteView b) { return decode_none_literal(b); })) {
-    r.room = *v;
-  }
-  if (auto v = reader.read<std::string>(1, "endpoint", "ascii", A::required, ascii_text())) {
-    r.endpoint = *v;
-  }
-  if (auto v = reader.read<std::int64_t>(2, "dst_port", "ascii int", A::required, ascii_int())) {
-    r.dst_port = *v;
-  }
-  if (auto v = reader.read<std::string>(3, "agent_name", "ascii", A::required, ascii_text())) {
-    r.agent_name = *v;
-  }
-  if (auto v = reader.read<Bytes>(4, "agent_metadata", "opaque", A::required,
-                                  [](ByteView b) { return decode_opaque(b); })) {
-    r.agent_metadata = *v;
-  }
+  reader.read_into<std::string>(r.room, 0, "room", "ascii 'None'", A::required,
+                                [](ByteView b) { return decode_none_literal(b); });
+  reader.read_into<std::string>(r.endpoint, 1, "endpoint", "ascii", A::required, ascii_text());
+  reader.read_into<std::int64_t>(r.dst_port, 2, "dst_port", "ascii int", A::required, ascii_int());
+  reader.read_into<std::string>(r.agent_name, 3, "agent_name", "ascii", A::required, ascii_text());
+  reader.read_into<Bytes>(r.agent_metadata, 4, "agent_metadata", "opaque", A::required,
+                          [](ByteView b) { return decode_opaque(b); });
 }
 
 } // namespace
@@ -49,73 +39,44 @@ void decode_nixl_registration(FrameReader& reader, Generation g, Registration& r
   using A = Absent;
   if (g != Generation::components && g != Generation::components_layouts) {
     // Older parsers: state pointers first, then the fields in frame order.
-    if (auto v = reader.read<U64Lists>(7, "dst_state_data_ptrs", "native 'Q' array", A::default_when_absent_or_empty,
-                                       native_as_component(IntFormat::u64))) {
-      r.dst_state_data_ptrs = *v;
-    }
+    reader.read_into<U64Lists>(r.dst_state_data_ptrs, 7, "dst_state_data_ptrs", "native 'Q' array",
+                               A::default_when_absent_or_empty, native_as_component(IntFormat::u64));
     if (g == Generation::flat) {
-      if (auto v = reader.read<U64Lists>(12, "dst_state_item_lens", "native 'I' array",
-                                         A::default_when_absent_or_empty, native_as_component(IntFormat::u32))) {
-        r.dst_state_item_lens = *v;
-      }
-      if (auto v = reader.read<U64Lists>(13, "dst_state_dim_per_tensor", "native 'I' array",
-                                         A::default_when_absent_or_empty, native_as_component(IntFormat::u32))) {
-        r.dst_state_dim_per_tensor = *v;
-      }
+      reader.read_into<U64Lists>(r.dst_state_item_lens, 12, "dst_state_item_lens", "native 'I' array",
+                                 A::default_when_absent_or_empty, native_as_component(IntFormat::u32));
+      reader.read_into<U64Lists>(r.dst_state_dim_per_tensor, 13, "dst_state_dim_per_tensor", "native 'I' array",
+                                 A::default_when_absent_or_empty, native_as_component(IntFormat::u32));
     }
     read_common_tail(reader, r);
-    if (auto v = reader.read<std::vector<std::uint64_t>>(5, "dst_kv_ptrs", "native 'Q' array", A::required,
-                                                         native_array(IntFormat::u64))) {
-      r.dst_kv_ptrs = *v;
-    }
-    if (auto v = reader.read<std::vector<std::uint64_t>>(6, "dst_aux_ptrs", "native 'Q' array", A::required,
-                                                         native_array(IntFormat::u64))) {
-      r.dst_aux_ptrs = *v;
-    }
-    if (auto v = reader.read<std::int64_t>(8, "gpu_id", "ascii int", A::required, ascii_int())) {
-      r.gpu_id = *v;
-    }
-    if (auto v = reader.read<std::int64_t>(9, "decode_tp_size", "ascii int", A::required, ascii_int())) {
-      r.dst_attn_tp_size = *v;
-    }
-    if (auto v = reader.read<std::int64_t>(10, "decode_tp_rank", "ascii int", A::required, ascii_int())) {
-      r.dst_tp_rank = *v;
-    }
-    if (auto v = reader.read<std::int64_t>(11, "dst_kv_item_len", "ascii int", A::required, ascii_int())) {
-      r.dst_kv_item_len = *v;
-    }
+    reader.read_into<std::vector<std::uint64_t>>(r.dst_kv_ptrs, 5, "dst_kv_ptrs", "native 'Q' array", A::required,
+                                                 native_array(IntFormat::u64));
+    reader.read_into<std::vector<std::uint64_t>>(r.dst_aux_ptrs, 6, "dst_aux_ptrs", "native 'Q' array", A::required,
+                                                 native_array(IntFormat::u64));
+    reader.read_into<std::int64_t>(r.gpu_id, 8, "gpu_id", "ascii int", A::required, ascii_int());
+    reader.read_into<std::int64_t>(r.dst_attn_tp_size, 9, "decode_tp_size", "ascii int", A::required, ascii_int());
+    reader.read_into<std::int64_t>(r.dst_tp_rank, 10, "decode_tp_rank", "ascii int", A::required, ascii_int());
+    reader.read_into<std::int64_t>(r.dst_kv_item_len, 11, "dst_kv_item_len", "ascii int", A::required, ascii_int());
     if (g == Generation::flat) {
-      if (auto v = reader.read<std::uint64_t>(14, "staging_base_ptr", "8-byte native 'Q' or b''",
-                                              A::default_when_absent,
-                                              [](ByteView b) { return decode_staging_base(b); })) {
-        r.staging_base_ptr = *v;
-      }
-      if (auto v = reader.read<std::int64_t>(15, "staging_total_size", "ascii int or b''",
-                                             A::default_when_absent_or_empty, ascii_int())) {
-        r.staging_total_size = *v;
-      }
+      reader.read_into<std::uint64_t>(r.staging_base_ptr, 14, "staging_base_ptr", "8-byte native 'Q' or b''",
+                                      A::default_when_absent, [](ByteView b) { return decode_staging_base(b); });
+      reader.read_into<std::int64_t>(r.staging_total_size, 15, "staging_total_size", "ascii int or b''",
+                                     A::default_when_absent_or_empty, ascii_int());
     }
     return;
   }
 
   // Per-component parser: KV pointers and their metadata first.
-  if (auto v = reader.read<std::vector<std::uint64_t>>(5, "dst_kv_ptrs", "native 'Q' array", A::required,
-                                                       native_array(IntFormat::u64))) {
-    r.dst_kv_ptrs = *v;
-  }
+  reader.read_into<std::vector<std::uint64_t>>(r.dst_kv_ptrs, 5, "dst_kv_ptrs", "native 'Q' array", A::required,
+                                               native_array(IntFormat::u64));
   const std::size_t kv_ptrs = r.dst_kv_ptrs.size();
   if (reader.present(17)) {
-    if (auto v = reader.read<std::vector<std::string>>(17, "dst_kv_mem_kinds", "ascii, comma-joined",
-                                                       A::default_when_absent,
-                                                       [kv_ptrs](ByteView b) { return decode_mem_kinds(b, kv_ptrs); })) {
-      r.dst_kv_mem_kinds = *v;
-    }
+    reader.read_into<std::vector<std::string>>(r.dst_kv_mem_kinds, 17, "dst_kv_mem_kinds", "ascii, comma-joined",
+                                               A::default_when_absent,
+                                               [kv_ptrs](ByteView b) { return decode_mem_kinds(b, kv_ptrs); });
   } else {
     r.dst_kv_mem_kinds.assign(kv_ptrs, "VRAM");
   }
-  if (auto v = reader.read<std::int64_t>(11, "dst_kv_item_len", "ascii int", A::required, ascii_int())) {
-    r.dst_kv_item_len = *v;
-  }
+  reader.read_into<std::int64_t>(r.dst_kv_item_len, 11, "dst_kv_item_len", "ascii int", A::required, ascii_int());
   r.dst_kv_item_lens.assign(kv_ptrs, static_cast<std::uint64_t>(r.dst_kv_item_len));
   if (auto v = reader.read<std::vector<std::uint64_t>>(18, "dst_kv_item_lens", "native 'Q' array",
                                                        A::default_when_absent_or_empty,
@@ -133,61 +94,32 @@ void decode_nixl_registration(FrameReader& reader, Generation g, Registration& r
       }
     }
   }
-  if (auto v = reader.read<U64Lists>(7, "dst_state_data_ptrs", "pack_int_lists 'Q'", A::default_when_absent_or_empty,
-                                     int_lists(IntFormat::u64))) {
-    r.dst_state_data_ptrs = *v;
-  }
-  if (auto v = reader.read<U64Lists>(12, "dst_state_item_lens", "pack_int_lists 'I'", A::default_when_absent_or_empty,
-                                     int_lists(IntFormat::u32))) {
-    r.dst_state_item_lens = *v;
-  }
-  if (auto v = reader.read<U64Lists>(13, "dst_state_dim_per_tensor", "pack_int_lists 'I'",
-                                     A::default_when_absent_or_empty, int_lists(IntFormat::u32))) {
-    r.dst_state_dim_per_tensor = *v;
-  }
-  if (auto v =
-        reader.read<std::int64_t>(16, "dst_num_slots", "ascii int or b''", A::default_when_absent_or_empty, ascii_int())) {
-    r.dst_num_slots = *v;
-  }
-  if (auto v = reader.read<U64Lists>(19, "dst_state_layer_ids", "pack_int_lists 'I'", A::default_when_absent_or_empty,
-                                     int_lists(IntFormat::u32))) {
-    r.dst_state_layer_ids = *v;
-  }
-  if (auto v = reader.read<std::vector<std::uint64_t>>(20, "dst_kv_layer_ids", "native 'I' array",
-                                                       A::default_when_absent_or_empty,
-                                                       native_array(IntFormat::u32))) {
-    r.dst_kv_layer_ids = *v;
-  }
+  reader.read_into<U64Lists>(r.dst_state_data_ptrs, 7, "dst_state_data_ptrs", "pack_int_lists 'Q'",
+                             A::default_when_absent_or_empty, int_lists(IntFormat::u64));
+  reader.read_into<U64Lists>(r.dst_state_item_lens, 12, "dst_state_item_lens", "pack_int_lists 'I'",
+                             A::default_when_absent_or_empty, int_lists(IntFormat::u32));
+  reader.read_into<U64Lists>(r.dst_state_dim_per_tensor, 13, "dst_state_dim_per_tensor", "pack_int_lists 'I'",
+                             A::default_when_absent_or_empty, int_lists(IntFormat::u32));
+  reader.read_into<std::int64_t>(r.dst_num_slots, 16, "dst_num_slots", "ascii int or b''",
+                                 A::default_when_absent_or_empty, ascii_int());
+  reader.read_into<U64Lists>(r.dst_state_layer_ids, 19, "dst_state_layer_ids", "pack_int_lists 'I'",
+                             A::default_when_absent_or_empty, int_lists(IntFormat::u32));
+  reader.read_into<std::vector<std::uint64_t>>(r.dst_kv_layer_ids, 20, "dst_kv_layer_ids", "native 'I' array",
+                                               A::default_when_absent_or_empty, native_array(IntFormat::u32));
   read_common_tail(reader, r);
-  if (auto v = reader.read<std::vector<std::uint64_t>>(6, "dst_aux_ptrs", "native 'Q' array", A::required,
-                                                       native_array(IntFormat::u64))) {
-    r.dst_aux_ptrs = *v;
-  }
-  if (auto v = reader.read<std::int64_t>(8, "gpu_id", "ascii int", A::required, ascii_int())) {
-    r.gpu_id = *v;
-  }
-  if (auto v = reader.read<std::int64_t>(9, "decode_tp_size", "ascii int", A::required, ascii_int())) {
-    r.dst_attn_tp_size = *v;
-  }
-  if (auto v = reader.read<std::int64_t>(10, "decode_tp_rank", "ascii int", A::required, ascii_int())) {
-    r.dst_tp_rank = *v;
-  }
-  if (auto v =
-        reader.read<std::int64_t>(21, "dst_dcp_size", "ascii int", A::default_when_absent_or_empty, ascii_int())) {
-    r.dst_dcp_size = *v;
-  }
-  if (auto v =
-        reader.read<std::int64_t>(22, "dst_dcp_rank", "ascii int", A::default_when_absent_or_empty, ascii_int())) {
-    r.dst_dcp_rank = *v;
-  }
-  if (auto v = reader.read<std::uint64_t>(14, "staging_base_ptr", "8-byte native 'Q' or b''", A::default_when_absent,
-                                          [](ByteView b) { return decode_staging_base(b); })) {
-    r.staging_base_ptr = *v;
-  }
-  if (auto v = reader.read<std::int64_t>(15, "staging_total_size", "ascii int or b''", A::default_when_absent_or_empty,
-                                         ascii_int())) {
-    r.staging_total_size = *v;
-  }
+  reader.read_into<std::vector<std::uint64_t>>(r.dst_aux_ptrs, 6, "dst_aux_ptrs", "native 'Q' array", A::required,
+                                               native_array(IntFormat::u64));
+  reader.read_into<std::int64_t>(r.gpu_id, 8, "gpu_id", "ascii int", A::required, ascii_int());
+  reader.read_into<std::int64_t>(r.dst_attn_tp_size, 9, "decode_tp_size", "ascii int", A::required, ascii_int());
+  reader.read_into<std::int64_t>(r.dst_tp_rank, 10, "decode_tp_rank", "ascii int", A::required, ascii_int());
+  reader.read_into<std::int64_t>(r.dst_dcp_size, 21, "dst_dcp_size", "ascii int", A::default_when_absent_or_empty,
+                                 ascii_int());
+  reader.read_into<std::int64_t>(r.dst_dcp_rank, 22, "dst_dcp_rank", "ascii int", A::default_when_absent_or_empty,
+                                 ascii_int());
+  reader.read_into<std::uint64_t>(r.staging_base_ptr, 14, "staging_base_ptr", "8-byte native 'Q' or b''",
+                                  A::default_when_absent, [](ByteView b) { return decode_staging_base(b); });
+  reader.read_into<std::int64_t>(r.staging_total_size, 15, "staging_total_size", "ascii int or b''",
+                                 A::default_when_absent_or_empty, ascii_int());
 }
 
 EncodedRegistration encode_nixl_registration(const Registration& r, Generation g)

@@ -97,97 +97,57 @@ void decode_mooncake(FrameReader& reader, bool comp, TransferInfo& t)
                               reader.frame(6).size()));
     }
   } else {
-    if (auto v = reader.read<std::vector<std::int32_t>>(4, "dst_kv_indices", "int32 array", Absent::required,
-                                                        int32_array())) {
-      t.dst_kv_indices = *v;
-    }
-    if (auto v = reader.read<std::int64_t>(5, "dst_aux_index", "ascii int", Absent::required, ascii_int())) {
-      t.dst_aux_index = *v;
-    }
+    reader.read_into<std::vector<std::int32_t>>(t.dst_kv_indices, 4, "dst_kv_indices", "int32 array", Absent::required,
+                                                int32_array());
+    reader.read_into<std::int64_t>(t.dst_aux_index, 5, "dst_aux_index", "ascii int", Absent::required, ascii_int());
     if (comp) {
-      if (auto v = reader.read<I32Lists>(6, "dst_state_indices", "pack_int_lists 'i'", Absent::required,
-                                         index_lists())) {
-        t.dst_state_indices = *v;
-      }
-    } else if (auto v = reader.read<I32Lists>(6, "dst_state_indices", "int32 array", Absent::required,
-                                                index_array_as_component())) {
-      t.dst_state_indices = *v;
-    }
+      reader.read_into<I32Lists>(t.dst_state_indices, 6, "dst_state_indices", "pack_int_lists 'i'", Absent::required,
+                                 index_lists());
+    } else reader.read_into<I32Lists>(t.dst_state_indices, 6, "dst_state_indices", "int32 array", Absent::required,
+                            index_array_as_component());
   }
-  if (auto v = reader.read<std::int64_t>(0, "room", "ascii int", Absent::required, ascii_int())) {
-    t.room = *v;
-  }
-  if (auto v = reader.read<std::string>(1, "endpoint", "ascii", Absent::required, ascii_text())) {
-    t.endpoint = *v;
-  }
-  if (auto v = reader.read<std::int64_t>(2, "dst_port", "ascii int", Absent::required, ascii_int())) {
-    t.dst_port = *v;
-  }
-  if (auto v = reader.read<std::string>(3, "mooncake_session_id", "ascii", Absent::required, ascii_text())) {
-    t.mooncake_session_id = *v;
-  }
-  if (auto v = reader.read<std::int64_t>(7, "required_dst_info_num", "ascii int", Absent::required, ascii_int())) {
-    t.required_dst_info_num = *v;
-  }
+  reader.read_into<std::int64_t>(t.room, 0, "room", "ascii int", Absent::required, ascii_int());
+  reader.read_into<std::string>(t.endpoint, 1, "endpoint", "ascii", Absent::required, ascii_text());
+  reader.read_into<std::int64_t>(t.dst_port, 2, "dst_port", "ascii int", Absent::required, ascii_int());
+  reader.read_into<std::string>(t.mooncake_session_id, 3, "mooncake_session_id", "ascii", Absent::required,
+                                ascii_text());
+  reader.read_into<std::int64_t>(t.required_dst_info_num, 7, "required_dst_info_num", "ascii int", Absent::required,
+                                 ascii_int());
   if (!comp) {
     return;
   }
-  if (auto v = reader.read<std::int64_t>(8, "decode_prefix_len", "ascii int", Absent::default_when_absent_or_empty,
-                                         ascii_int())) {
-    t.decode_prefix_len = *v;
-  }
-  if (auto v = reader.read<std::vector<std::int32_t>>(9, "dst_device_kv_indices", "int32 array or b''",
-                                                      Absent::default_when_absent_or_empty, int32_array())) {
-    t.dst_device_kv_indices = *v;
-  }
+  reader.read_into<std::int64_t>(t.decode_prefix_len, 8, "decode_prefix_len", "ascii int",
+                                 Absent::default_when_absent_or_empty, ascii_int());
+  reader.read_into<std::vector<std::int32_t>>(t.dst_device_kv_indices, 9, "dst_device_kv_indices", "int32 array or b''",
+                                              Absent::default_when_absent_or_empty, int32_array());
 }
 
 void decode_mori(FrameReader& reader, bool comp, TransferInfo& t)
 {
-  if (auto v = reader.read<std::int64_t>(0, "room", "ascii int", Absent::required, ascii_int())) {
-    t.room = *v;
-  }
-  if (auto v = reader.read<std::string>(1, "endpoint", "ascii", Absent::required, ascii_text())) {
-    t.endpoint = *v;
-  }
-  if (auto v = reader.read<std::int64_t>(2, "dst_port", "ascii int", Absent::required, ascii_int())) {
-    t.dst_port = *v;
-  }
-  if (auto v = reader.read<std::string>(3, "engine_key", "ascii", Absent::required, ascii_text())) {
-    t.engine_key = *v;
-  }
+  reader.read_into<std::int64_t>(t.room, 0, "room", "ascii int", Absent::required, ascii_int());
+  reader.read_into<std::string>(t.endpoint, 1, "endpoint", "ascii", Absent::required, ascii_text());
+  reader.read_into<std::int64_t>(t.dst_port, 2, "dst_port", "ascii int", Absent::required, ascii_int());
+  reader.read_into<std::string>(t.engine_key, 3, "engine_key", "ascii", Absent::required, ascii_text());
   // `if payload[4]:` indexes the frame, so it is required even when empty.
   if (!reader.present(4)) {
     reader.missing(4, "dst_kv_indices");
-  } else if (auto v = reader.read<std::vector<std::int32_t>>(4, "dst_kv_indices", "int32 array or b''",
-                                                             Absent::default_when_absent_or_empty, int32_array())) {
-    t.dst_kv_indices = *v;
-  }
+  } else reader.read_into<std::vector<std::int32_t>>(t.dst_kv_indices, 4, "dst_kv_indices", "int32 array or b''",
+                                             Absent::default_when_absent_or_empty, int32_array());
   t.dst_aux_index = -1;
   if (!reader.present(5)) {
     reader.missing(5, "dst_aux_index");
-  } else if (auto v = reader.read<std::int64_t>(5, "dst_aux_index", "ascii int or b''",
-                                                Absent::default_when_absent_or_empty, ascii_int())) {
-    t.dst_aux_index = *v;
-  }
+  } else reader.read_into<std::int64_t>(t.dst_aux_index, 5, "dst_aux_index", "ascii int or b''",
+                                Absent::default_when_absent_or_empty, ascii_int());
   if (comp) {
-    if (auto v = reader.read<I32Lists>(6, "dst_state_indices", "pack_int_lists 'i' or b''",
-                                       Absent::default_when_absent_or_empty, index_lists())) {
-      t.dst_state_indices = *v;
-    }
-  } else if (auto v = reader.read<I32Lists>(6, "dst_state_indices", "int32 array or b''",
-                                            Absent::default_when_absent_or_empty, index_array_as_component())) {
-    t.dst_state_indices = *v;
-  }
-  if (auto v = reader.read<std::int64_t>(7, "required_dst_info_num", "ascii int", Absent::default_when_absent,
-                                         ascii_int())) {
-    t.required_dst_info_num = *v;
-  }
+    reader.read_into<I32Lists>(t.dst_state_indices, 6, "dst_state_indices", "pack_int_lists 'i' or b''",
+                               Absent::default_when_absent_or_empty, index_lists());
+  } else reader.read_into<I32Lists>(t.dst_state_indices, 6, "dst_state_indices", "int32 array or b''",
+                            Absent::default_when_absent_or_empty, index_array_as_component());
+  reader.read_into<std::int64_t>(t.required_dst_info_num, 7, "required_dst_info_num", "ascii int",
+                                 Absent::default_when_absent, ascii_int());
   if (comp) {
-    if (auto v = reader.read<std::int64_t>(8, "decode_prefix_len", "ascii int or b''",
-                                           Absent::default_when_absent_or_empty, ascii_int())) {
-      t.decode_prefix_len = *v;
-    }
+    reader.read_into<std::int64_t>(t.decode_prefix_len, 8, "decode_prefix_len", "ascii int or b''",
+                                   Absent::default_when_absent_or_empty, ascii_int());
   }
 }
 
@@ -202,47 +162,26 @@ void decode_nixl(FrameReader& reader, bool comp, TransferInfo& t)
                     "SGLang drops metadata without a valid generation");
       }
     }
-    if (auto v = reader.read<I32Lists>(7, "dst_state_indices", "pack_int_lists 'i' or b''",
-                                       Absent::default_when_absent_or_empty, index_lists())) {
-      t.dst_state_indices = *v;
-    }
-  } else if (auto v = reader.read<I32Lists>(7, "dst_state_indices", "int32 array or b''",
-                                            Absent::default_when_absent_or_empty, index_array_as_component())) {
-    t.dst_state_indices = *v;
-  }
-  if (auto v = reader.read<std::int64_t>(0, "room", "ascii int", Absent::required, ascii_int())) {
-    t.room = *v;
-  }
-  if (auto v = reader.read<std::string>(1, "endpoint", "ascii", Absent::required, ascii_text())) {
-    t.endpoint = *v;
-  }
-  if (auto v = reader.read<std::int64_t>(2, "dst_port", "ascii int", Absent::required, ascii_int())) {
-    t.dst_port = *v;
-  }
-  if (auto v = reader.read<std::string>(3, "agent_name", "ascii", Absent::required, ascii_text())) {
-    t.agent_name = *v;
-  }
-  if (auto v = reader.read<std::vector<std::int32_t>>(4, "dst_kv_indices", "int32 array", Absent::required,
-                                                      int32_array())) {
-    t.dst_kv_indices = *v;
-  }
-  if (auto v = reader.read<std::int64_t>(5, "dst_aux_index", "ascii int", Absent::required, ascii_int())) {
-    t.dst_aux_index = *v;
-  }
-  if (auto v = reader.read<std::int64_t>(6, "required_dst_info_num", "ascii int", Absent::required, ascii_int())) {
-    t.required_dst_info_num = *v;
-  }
+    reader.read_into<I32Lists>(t.dst_state_indices, 7, "dst_state_indices", "pack_int_lists 'i' or b''",
+                               Absent::default_when_absent_or_empty, index_lists());
+  } else reader.read_into<I32Lists>(t.dst_state_indices, 7, "dst_state_indices", "int32 array or b''",
+                            Absent::default_when_absent_or_empty, index_array_as_component());
+  reader.read_into<std::int64_t>(t.room, 0, "room", "ascii int", Absent::required, ascii_int());
+  reader.read_into<std::string>(t.endpoint, 1, "endpoint", "ascii", Absent::required, ascii_text());
+  reader.read_into<std::int64_t>(t.dst_port, 2, "dst_port", "ascii int", Absent::required, ascii_int());
+  reader.read_into<std::string>(t.agent_name, 3, "agent_name", "ascii", Absent::required, ascii_text());
+  reader.read_into<std::vector<std::int32_t>>(t.dst_kv_indices, 4, "dst_kv_indices", "int32 array", Absent::required,
+                                              int32_array());
+  reader.read_into<std::int64_t>(t.dst_aux_index, 5, "dst_aux_index", "ascii int", Absent::required, ascii_int());
+  reader.read_into<std::int64_t>(t.required_dst_info_num, 6, "required_dst_info_num", "ascii int", Absent::required,
+                                 ascii_int());
   if (!comp) {
     return;
   }
-  if (auto v = reader.read<std::int64_t>(8, "decode_prefix_len", "ascii int", Absent::default_when_absent_or_empty,
-                                         ascii_int())) {
-    t.decode_prefix_len = *v;
-  }
-  if (auto v = reader.read<bool>(9, "is_dummy_rank", "ascii '0'/'1'", Absent::default_when_absent_or_empty,
-                                 [](ByteView b) { return detail::decode_dummy_flag(b); })) {
-    t.is_dummy_rank = *v;
-  }
+  reader.read_into<std::int64_t>(t.decode_prefix_len, 8, "decode_prefix_len", "ascii int",
+                                 Absent::default_when_absent_or_empty, ascii_int());
+  reader.read_into<bool>(t.is_dummy_rank, 9, "is_dummy_rank", "ascii '0'/'1'", Absent::default_when_absent_or_empty,
+                         [](ByteView b) { return detail::decode_dummy_flag(b); });
 }
 
 std::size_t payload_count(Backend backend, Generation shape)
