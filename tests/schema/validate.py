@@ -1,9 +1,11 @@
 #!/usr/bin/python3
 """Validates pdcheck's real JSON output against the schemas in schemas/.
 
-Usage: validate.py PDCHECK REPO_ROOT
+Usage: validate.py PDCHECK REPO_ROOT [DEVICES_SAMPLE]
 Runs every command below and validates its stdout; also checks that every side
-file under examples/ validates against side.schema.json. Exits 1 on the first
+file under examples/ validates against side.schema.json, and, with
+DEVICES_SAMPLE, the devices report rendered for made-up devices (no machine
+here has RDMA). Exits 1 on the first
 invalid document, naming the command and the JSON path.
 """
 import glob
@@ -87,4 +89,7 @@ with tempfile.TemporaryDirectory() as out:
     for cap in sorted(glob.glob(out + "/*.json")):
         with open(cap) as f:
             check("capture.schema.json", json.load(f), f"pdcheck capture output {os.path.basename(cap)}")
+if len(sys.argv) > 3:
+    sample = subprocess.run([sys.argv[3]], capture_output=True, text=True, check=True)
+    check("devices.schema.json", json.loads(sample.stdout), "devices report of made-up devices")
 sys.exit(1 if failures else 0)
