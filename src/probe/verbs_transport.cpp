@@ -156,7 +156,7 @@ public:
   {
     m_mrs.push_back(verbs::reg_mr(m_pd.get(), addr, length,
                                   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE));
-    return key_of(*m_mrs.back());
+    return key_of(*m_mrs.back(), reinterpret_cast<std::uint64_t>(addr));
   }
 
   bool registers_gpu_memory() const override { return true; }
@@ -165,14 +165,15 @@ public:
   {
     m_mrs.push_back(verbs::reg_gpu_mr(m_pd.get(), region.device_addr, region.length, region.dmabuf_fd,
                                       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE));
-    return key_of(*m_mrs.back());
+    return key_of(*m_mrs.back(), region.device_addr);
   }
 
-  /// mr.addr is the registered address: the iova for GPU memory.
-  static RegionKey key_of(const ibv_mr& mr)
+  /// `addr` is what work requests name: the host address, or the iova (the
+  /// device address) of GPU memory.
+  static RegionKey key_of(const ibv_mr& mr, std::uint64_t addr)
   {
     RegionKey k;
-    k.addr = reinterpret_cast<std::uint64_t>(mr.addr);
+    k.addr = addr;
     k.length = mr.length;
     k.rkey = mr.rkey;
     k.lkey = mr.lkey;
