@@ -271,7 +271,7 @@ void classify(FoundMessage& m, const wire::Frames& frames, std::optional<wire::B
       return;
     }
     m.kind = MessageKind::transfer_info;
-    m.generation = wire::detect_transfer_info_generation(backend, frames).first;
+    m.generation = d.transfer_info->generation; // what the decoder detected, not detected again
     m.room = wire::to_string(first);
     return;
   }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace pdcheck::model {
@@ -19,8 +20,8 @@ namespace pdcheck::wire {
 struct FrameInfo
 {
   std::size_t index = 0;  ///< wire index, guard frame included
-  std::string field;      ///< SGLang's name, e.g. "dst_state_item_lens"
-  std::string encoding;   ///< e.g. "pack_int_lists 'I'", "ascii int", "native 'Q' array"
+  std::string_view field;    ///< SGLang's name, e.g. "dst_state_item_lens" (a string literal of the decoder)
+  std::string_view encoding; ///< e.g. "pack_int_lists 'I'", "ascii int", "native 'Q' array" (likewise)
   std::size_t bytes = 0;
 };
 
