@@ -135,9 +135,13 @@ probe::ProbeOptions session_options(const ProbeCliOptions& o)
   return p;
 }
 
-int finish(const probe::ProbeReport& report, const ProbeCliOptions& o, const std::string& note, CommandContext& ctx)
+int finish(const probe::ProbeReport& report, const ProbeCliOptions& o, const std::string& kind, const std::string& note,
+           CommandContext& ctx)
 {
   probe::ProbeReport r = report;
+  if (r.transport.empty()) {
+    r.transport = kind; // the transport could not even be opened
+  }
   if (!note.empty()) {
     r.notes.insert(r.notes.begin(), note);
   }
@@ -190,7 +194,7 @@ void install_probe(CLI::App& app, CommandContext& ctx)
     probe::ProbeOptions po = session_options(*o);
     po.progress = progress_line(*ctx.err, "verified");
     const std::string kind = resolve_transport(*o, note);
-    ctx.exit_status = finish(probe::serve(decode, hp, po, factory_for(*o, kind)), *o, note, ctx);
+    ctx.exit_status = finish(probe::serve(decode, hp, po, factory_for(*o, kind)), *o, kind, note, ctx);
   });
 
   CLI::App* send = probe_cmd->add_subcommand("send", "Prefill end: connect, fill, execute the plan");
@@ -204,7 +208,7 @@ void install_probe(CLI::App& app, CommandContext& ctx)
     probe::ProbeOptions po = session_options(*o);
     po.progress = progress_line(*ctx.err, "written");
     const std::string kind = resolve_transport(*o, note);
-    ctx.exit_status = finish(probe::send(prefill, hp, po, factory_for(*o, kind)), *o, note, ctx);
+    ctx.exit_status = finish(probe::send(prefill, hp, po, factory_for(*o, kind)), *o, kind, note, ctx);
   });
 
   CLI::App* loop = probe_cmd->add_subcommand("loopback", "Both ends in one process over 127.0.0.1");
@@ -218,7 +222,7 @@ void install_probe(CLI::App& app, CommandContext& ctx)
     probe::ProbeOptions po = session_options(*o);
     po.progress = progress_line(*ctx.err, "verified");
     const std::string kind = resolve_transport(*o, note);
-    ctx.exit_status = finish(probe::loopback(prefill, decode, po, factory_for(*o, kind)), *o, note, ctx);
+    ctx.exit_status = finish(probe::loopback(prefill, decode, po, factory_for(*o, kind)), *o, kind, note, ctx);
   });
 }
 

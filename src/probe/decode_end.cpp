@@ -41,7 +41,7 @@ std::vector<nlohmann::json> regions_json(const StatePools& pools)
 
 ProbeReport run_decode_end(const sglang::Side& decode, const ProbeOptions& o, Fd oob, Transport& transport)
 {
-  ProbeReport r = start_report(sglang::Role::decode, decode, o, transport);
+  ProbeReport r = start_report(sglang::Role::decode, decode, o, transport.name());
   const int fd = oob.get();
   // Outside the try: the transport deregisters its memory regions (shutdown,
   // below) before the pools and then the GPU are released.

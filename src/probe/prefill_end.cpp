@@ -128,7 +128,7 @@ std::vector<std::int32_t> read_indices(const nlohmann::json& per_rank, sglang::T
 ProbeReport run_prefill_end(const sglang::Side& prefill, const ProbeOptions& o, Fd oob, Transport& transport,
                             const std::string& peer_host)
 {
-  ProbeReport r = start_report(sglang::Role::prefill, prefill, o, transport);
+  ProbeReport r = start_report(sglang::Role::prefill, prefill, o, transport.name());
   r.line_rate_gbps = transport.line_rate_gbps();
   const int fd = oob.get();
   // Outside the try: the transport deregisters its memory regions (shutdown,

@@ -6,35 +6,72 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <thread>
 
 namespace pdcheck::probe {
 
 using namespace steps;
 
+namespace {
+
+/// The report of an end that stopped before it could start (no transport, no
+/// listener, no peer): the same document as any other outcome, so a CI job
+/// reading --format json always gets one.
+ProbeReport could_not_start(sglang::Role role, const sglang::Side& side, const ProbeOptions& o,
+                            const std::unique_ptr<Transport>& transport, const ProbeError& e)
+{
+  ProbeReport r = start_report(role, side, o, transport ? transport->name() : std::string_view());
+  fail_report(r, e);
+  return r;
+}
+
+} // namespace
+
 ProbeReport serve(const sglang::Side& decode, const HostPort& listen, const ProbeOptions& o,
                   const TransportFactory& make_transport)
 {
-  std::unique_ptr<Transport> transport = make_transport(listen.host);
-  const Listener l = Listener::bind(listen.host, listen.port, Phase::handshake);
-  Fd oob = l.accept(Deadline::after(o.timeout), Phase::handshake);
-  return run_decode_end(decode, o, std::move(oob), *transport);
+  std::unique_ptr<Transport> transport;
+  try {
+    transport = make_transport(listen.host);
+    const Listener l = Listener::bind(listen.host, listen.port, Phase::handshake);
+    Fd oob = l.accept(Deadline::after(o.timeout), Phase::handshake);
+    return run_decode_end(decode, o, std::move(oob), *transport);
+  } catch (const ProbeError& e) {
+    return could_not_start(sglang::Role::decode, decode, o, transport, e);
+  }
 }
 
 ProbeReport send(const sglang::Side& prefill, const HostPort& connect, const ProbeOptions& o,
                  const TransportFactory& make_transport)
 {
-  std::unique_ptr<Transport> transport = make_transport("0.0.0.0");
-  Fd oob = connect_to(connect.host, connect.port, Deadline::after(o.timeout), Phase::handshake);
-  return run_prefill_end(prefill, o, std::move(oob), *transport, connect.host);
+  std::unique_ptr<Transport> transport;
+  try {
+    transport = make_transport("0.0.0.0");
+    Fd oob = connect_to(connect.host, connect.port, Deadline::after(o.timeout), Phase::handshake);
+    return run_prefill_end(prefill, o, std::move(oob), *transport, connect.host);
+  } catch (const ProbeError& e) {
+    return could_not_start(sglang::Role::prefill, prefill, o, transport, e);
+  }
 }
 
 ProbeReport loopback(const sglang::Side& prefill, const sglang::Side& decode, const ProbeOptions& o,
                      const TransportFactory& make_transport)
 {
-  const Listener l = Listener::bind("127.0.0.1", 0, Phase::handshake);
-  std::unique_ptr<Transport> decode_transport = make_transport("127.0.0.1");
-  std::unique_ptr<Transport> prefill_transport = make_transport("127.0.0.1");
+  std::optional<Listener> listener;
+  std::unique_ptr<Transport> decode_transport;
+  std::unique_ptr<Transport> prefill_transport;
+  try {
+    listener.emplace(Listener::bind("127.0.0.1", 0, Phase::handshake));
+    decode_transport = make_transport("127.0.0.1");
+    prefill_transport = make_transport("127.0.0.1");
+  } catch (const ProbeError& e) {
+    ProbeReport r = could_not_start(sglang::Role::decode, decode, o, decode_transport, e);
+    r.role = "loopback";
+    r.prefill_profile = prefill.profile.name;
+    return r;
+  }
+  const Listener& l = *listener;
   ProbeReport decode_report;
   std::thread decode_thread([&] {
     try {

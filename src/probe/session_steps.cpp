@@ -33,11 +33,12 @@ void note_gpu_nic_affinity(ProbeReport& r, const Transport& transport)
 
 } // namespace
 
-ProbeReport start_report(sglang::Role role, const sglang::Side& side, const ProbeOptions& o, const Transport& transport)
+ProbeReport start_report(sglang::Role role, const sglang::Side& side, const ProbeOptions& o,
+                         std::string_view transport)
 {
   ProbeReport r;
   r.role = std::string(sglang::role_name(role));
-  r.transport = std::string(transport.name());
+  r.transport = std::string(transport);
   r.memory = o.memory;
   r.slots = o.slots;
   (role == sglang::Role::decode ? r.decode_profile : r.prefill_profile) = side.profile.name;

@@ -20,6 +20,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace pdcheck::probe::steps {
 
@@ -53,7 +54,8 @@ private:
 
 /// What a report knows before the end starts: role, transport, memory, model,
 /// backend and this end's profile.
-ProbeReport start_report(sglang::Role role, const sglang::Side& side, const ProbeOptions& o, const Transport& transport);
+ProbeReport start_report(sglang::Role role, const sglang::Side& side, const ProbeOptions& o,
+                         std::string_view transport);
 
 /// The allocate phase: this side's pools for every rank of `layout`, on the
 /// GPU of --memory cuda:N when asked (`gpu` and `pools` belong to the caller,
