@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <map>
@@ -28,7 +29,6 @@ constexpr CUresult k_cuda_error_no_device = 100;
 constexpr int k_attribute_dma_buf_supported = 124;      // CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED
 constexpr int k_range_handle_type_dma_buf_fd = 1;       // CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD
 constexpr int k_pointer_attribute_sync_memops = 6;      // CU_POINTER_ATTRIBUTE_SYNC_MEMOPS
-constexpr std::uint64_t k_host_page = 4096;             // dma-buf ranges are page-aligned
 
 /// The entry points pdcheck calls; the optional ones may be missing in old drivers.
 struct DriverTable
@@ -68,6 +68,8 @@ void bind(void* library, const std::string& path, const char* symbol, F& out, bo
   }
 }
 
+void bind_all(void* library, const std::string& path, DriverTable& t);
+
 /// The library's handle and table, loaded once per path; the library stays
 /// loaded for the life of the process (the driver does not support unloading).
 const DriverTable& load_driver(const std::string& path)
@@ -85,6 +87,17 @@ const DriverTable& load_driver(const std::string& path)
                      k_load_hint);
   }
   DriverTable t;
+  try {
+    bind_all(library, path, t);
+  } catch (...) {
+    ::dlclose(library);
+    throw;
+  }
+  return loaded.emplace(path, t).first->second;
+}
+
+void bind_all(void* library, const std::string& path, DriverTable& t)
+{
   bind(library, path, "cuInit", t.cuInit, true);
   bind(library, path, "cuDriverGetVersion", t.cuDriverGetVersion, true);
   bind(library, path, "cuDeviceGetCount", t.cuDeviceGetCount, true);
@@ -105,7 +118,6 @@ const DriverTable& load_driver(const std::string& path)
   bind(library, path, "cuDeviceGetPCIBusId", t.cuDeviceGetPCIBusId, false);
   bind(library, path, "cuPointerSetAttribute", t.cuPointerSetAttribute, false);
   bind(library, path, "cuMemGetHandleForAddressRange", t.cuMemGetHandleForAddressRange, false);
-  return loaded.emplace(path, t).first->second;
 }
 
 class CudaDevice : public GpuDevice
@@ -160,24 +172,38 @@ public:
   std::uint64_t allocate(std::uint64_t length) override
   {
     make_current(Phase::allocate);
-    // Whole host pages, so the range can be exported as a dma-buf.
-    const std::uint64_t rounded = (length + k_host_page - 1) / k_host_page * k_host_page;
-    CUdeviceptr p = 0;
-    check(m_driver.cuMemAlloc(&p, rounded), fmt::format("cuMemAlloc({} bytes)", rounded), Phase::allocate,
+    // cuMemAlloc only promises 256-byte alignment (small allocations are
+    // carved out of larger ones), but a dma-buf export takes whole host pages:
+    // allocate a page more and hand out the first page-aligned address.
+    const std::uint64_t rounded = round_to_page(length) + m_page;
+    CUdeviceptr base = 0;
+    check(m_driver.cuMemAlloc(&base, rounded), fmt::format("cuMemAlloc({} bytes)", rounded), Phase::allocate,
           "free GPU memory (nvidia-smi), or use a smaller --slots");
+    const std::uint64_t aligned = round_to_page(base);
     if (m_driver.cuPointerSetAttribute != nullptr) {
       // GPUDirect RDMA: make every later copy to this memory synchronise
-      // with NIC accesses, as NVIDIA's GPUDirect guide asks.
+      // with NIC accesses, as NVIDIA's GPUDirect guide asks. Best effort: the
+      // probe also synchronises before any NIC touches the memory.
       const unsigned int on = 1;
-      m_driver.cuPointerSetAttribute(&on, k_pointer_attribute_sync_memops, p);
+      (void)m_driver.cuPointerSetAttribute(&on, k_pointer_attribute_sync_memops, base);
     }
-    return p;
+    std::lock_guard lock(m_mutex);
+    m_bases[aligned] = base;
+    return aligned;
   }
 
   void release(std::uint64_t device_addr) noexcept override
   {
+    CUdeviceptr base = device_addr;
+    {
+      std::lock_guard lock(m_mutex);
+      if (auto it = m_bases.find(device_addr); it != m_bases.end()) {
+        base = it->second;
+        m_bases.erase(it);
+      }
+    }
     if (m_driver.cuCtxSetCurrent(m_context) == k_cuda_success) {
-      m_driver.cuMemFree(device_addr);
+      m_driver.cuMemFree(base);
     }
   }
 
@@ -204,17 +230,30 @@ public:
     check(m_driver.cuCtxSynchronize(), "cuCtxSynchronize", phase, k_copy_hint);
   }
 
-  int export_dmabuf(std::uint64_t device_addr, std::uint64_t length) override
+  void synchronize(Phase phase) override
   {
+    make_current(phase);
+    check(m_driver.cuCtxSynchronize(), "cuCtxSynchronize", phase, k_copy_hint);
+  }
+
+  DmabufExport export_dmabuf(std::uint64_t device_addr, std::uint64_t length) override
+  {
+    if (m_driver.cuMemGetHandleForAddressRange == nullptr) {
+      return {-1, "the CUDA driver has no cuMemGetHandleForAddressRange (it needs CUDA 11.7 or newer)"};
+    }
     if (!m_info.dmabuf) {
-      return -1;
+      return {-1, fmt::format("cuda:{} does not support dma-buf (CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED is 0; the "
+                              "open kernel modules of driver 515 or newer have it)",
+                              m_info.ordinal)};
     }
     make_current(Phase::register_memory);
-    const std::uint64_t rounded = (length + k_host_page - 1) / k_host_page * k_host_page;
     int fd = -1;
-    const CUresult rc =
-      m_driver.cuMemGetHandleForAddressRange(&fd, device_addr, rounded, k_range_handle_type_dma_buf_fd, 0);
-    return rc == k_cuda_success ? fd : -1;
+    const CUresult rc = m_driver.cuMemGetHandleForAddressRange(&fd, device_addr, round_to_page(length),
+                                                               k_range_handle_type_dma_buf_fd, 0);
+    if (rc != k_cuda_success) {
+      return {-1, fmt::format("cuMemGetHandleForAddressRange on cuda:{} failed ({})", m_info.ordinal, describe(rc))};
+    }
+    return {fd, ""};
   }
 
 private:
@@ -247,7 +286,12 @@ private:
     }
   }
 
+  std::uint64_t round_to_page(std::uint64_t n) const { return (n + m_page - 1) / m_page * m_page; }
+
   const DriverTable& m_driver;
+  const std::uint64_t m_page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  std::mutex m_mutex;
+  std::map<std::uint64_t, CUdeviceptr> m_bases; ///< aligned address handed out -> cuMemAlloc's
   GpuInfo m_info;
   CUdevice m_device = 0;
   CUcontext m_context = nullptr;

@@ -250,8 +250,9 @@ ProbeReport run_decode_end(const sglang::Side& decode, const ProbeOptions& o, Fd
     send_message(fd, bye, Deadline::after(o.timeout), Phase::teardown);
     expect(fd, "bye", Deadline::after(o.timeout), Phase::teardown);
   } catch (const ProbeError& e) {
-    tell_abort(fd, e);
-    fail_report(r, e);
+    stop_end(r, fd, e);
+  } catch (const nlohmann::json::exception& e) {
+    stop_end(r, fd, malformed_peer_message(r, e));
   }
   r.teardown_issues = transport.shutdown();
   return r;

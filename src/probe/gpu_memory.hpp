@@ -34,21 +34,30 @@ public:
 
   virtual const GpuInfo& info() const = 0;
 
-  /// Device memory of at least `length` bytes, its contents undefined. Throws
-  /// ProbeError(allocate) naming the size and the driver's error.
+  /// Device memory of at least `length` bytes, its contents undefined, at an
+  /// address aligned to the host page size (a dma-buf export needs whole host
+  /// pages). Throws ProbeError(allocate) naming the size and the driver's error.
   virtual std::uint64_t allocate(std::uint64_t length) = 0;
   /// Never throws: teardown goes on past a failed free.
   virtual void release(std::uint64_t device_addr) noexcept = 0;
 
-  /// Synchronous copies and fill; `phase` is the probe phase a failure is reported in.
+  /// Copies and fill; `phase` is the probe phase a failure is reported in. A
+  /// copy from host memory may return before the bytes reach the GPU, and a
+  /// fill before they are zero: synchronize() before a NIC touches them.
   virtual void copy_to_device(std::uint64_t device_addr, const std::uint8_t* host, std::uint64_t length, Phase phase) = 0;
   virtual void copy_to_host(std::uint8_t* host, std::uint64_t device_addr, std::uint64_t length, Phase phase) = 0;
   virtual void zero(std::uint64_t device_addr, std::uint64_t length, Phase phase) = 0;
+  virtual void synchronize(Phase phase) = 0;
 
-  /// A dma-buf file descriptor for [device_addr, +length) that the caller
-  /// closes, or -1 when the driver cannot export one (then only
-  /// nvidia-peermem lets a NIC reach the memory).
-  virtual int export_dmabuf(std::uint64_t device_addr, std::uint64_t length) = 0;
+  /// A dma-buf file descriptor for [device_addr, +length) (device_addr from
+  /// allocate()) that the caller closes; fd -1 and the reason when the driver
+  /// cannot export one (then only nvidia-peermem lets a NIC reach the memory).
+  struct DmabufExport
+  {
+    int fd = -1;
+    std::string why_not;
+  };
+  virtual DmabufExport export_dmabuf(std::uint64_t device_addr, std::uint64_t length) = 0;
 };
 
 /// Opens GPU `ordinal` through the CUDA driver: the library named by the

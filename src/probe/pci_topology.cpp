@@ -70,7 +70,8 @@ NearestGpu relate(const PciPlace& nic, const PciPlace& gpu)
   const std::size_t rb = root_index(b);
   const bool same_root = ra != std::string::npos && ra == rb && std::equal(a.begin(), a.begin() + ra + 1, b.begin());
   if (!same_root) {
-    n.affinity = nic.numa_node >= 0 && nic.numa_node == gpu.numa_node ? PciAffinity::node : PciAffinity::sys;
+    // Both unknown is a host without NUMA (one node); one unknown proves nothing.
+    n.affinity = nic.numa_node == gpu.numa_node ? PciAffinity::node : PciAffinity::sys;
     return n;
   }
   std::size_t common = ra + 1;
@@ -107,17 +108,37 @@ int read_numa(const fs::path& device_dir)
   }
 }
 
-/// The place of a device directory, its path made relative to `root`.
+/// "0000:05:00.0": domain:bus:device.function in hex.
+bool is_pci_address(const std::string& s)
+{
+  if (s.size() != 12 || s[4] != ':' || s[7] != ':' || s[10] != '.') {
+    return false;
+  }
+  for (std::size_t i : {0, 1, 2, 3, 5, 6, 8, 9, 11}) {
+    if (std::isxdigit(static_cast<unsigned char>(s[i])) == 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/// The place of a device directory, its path made relative to `root`. A
+/// device below a PCI function (an mlx5 sub-function on the auxiliary bus,
+/// ".../0000:05:00.0/mlx5_core.sf.2") is placed at that function.
 std::optional<PciPlace> place_of(const fs::path& root, const fs::path& device_link)
 {
-  std::error_code ec;
-  const fs::path real = fs::canonical(device_link, ec);
-  const fs::path real_root = fs::canonical(root, ec);
-  if (ec) {
+  std::error_code link_error;
+  std::error_code root_error;
+  fs::path real = fs::canonical(device_link, link_error);
+  const fs::path real_root = fs::canonical(root, root_error);
+  if (link_error || root_error) {
     return std::nullopt;
   }
+  while (!is_pci_address(real.filename().string()) && real.has_relative_path() && real != real_root) {
+    real = real.parent_path();
+  }
   const fs::path rel = real.lexically_relative(real_root);
-  if (rel.empty() || *rel.begin() == "..") {
+  if (rel.empty() || *rel.begin() == ".." || !is_pci_address(real.filename().string())) {
     return std::nullopt;
   }
   PciPlace p;
@@ -154,13 +175,16 @@ std::vector<PciPlace> visible_gpus(const std::string& root)
 {
   std::vector<PciPlace> out;
   std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(fs::path(root) / "bus" / "pci" / "devices", ec)) {
-    const std::string vendor = read_line(entry.path() / "vendor");
-    const std::string pci_class = read_line(entry.path() / "class");
+  fs::directory_iterator it(fs::path(root) / "bus" / "pci" / "devices", ec);
+  for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    const std::string vendor = read_line(it->path() / "vendor");
+    const std::string pci_class = read_line(it->path() / "class");
     // 0x10de NVIDIA, 0x1002 AMD; class 0x03xxxx display controllers (VGA,
-    // 3D, and the AMD Instinct "display controller" 0x0380).
-    if ((vendor == "0x10de" || vendor == "0x1002") && pci_class.rfind("0x03", 0) == 0) {
-      if (auto p = place_of(root, entry.path())) {
+    // 3D, and AMD Instinct's 0x0380), and AMD's processing accelerators
+    // (0x12xxxx: MI300).
+    const bool display = pci_class.rfind("0x03", 0) == 0;
+    if ((vendor == "0x10de" && display) || (vendor == "0x1002" && (display || pci_class.rfind("0x12", 0) == 0))) {
+      if (auto p = place_of(root, it->path())) {
         out.push_back(std::move(*p));
       }
     }

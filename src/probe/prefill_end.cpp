@@ -364,8 +364,9 @@ ProbeReport run_prefill_end(const sglang::Side& prefill, const ProbeOptions& o, 
     r.verified = r.verified && !failed;
     r.exit_code = r.verified ? exit_code::ok : exit_code::findings;
   } catch (const ProbeError& e) {
-    tell_abort(fd, e);
-    fail_report(r, e);
+    stop_end(r, fd, e);
+  } catch (const nlohmann::json::exception& e) {
+    stop_end(r, fd, malformed_peer_message(r, e));
   }
   r.teardown_issues = transport.shutdown();
   return r;

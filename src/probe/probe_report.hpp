@@ -57,7 +57,8 @@ struct ProbeReport
   std::string role; ///< "prefill", "decode" or "loopback"
   std::string transport;
   std::string memory = "host";
-  /// "host", "gpu-direct-dmabuf", "gpu-direct-peermem" or "staged" (memory_path_name)
+  /// "host", "gpu-direct-dmabuf", "gpu-direct-peermem", "staged" (memory_path_name), or
+  /// "unregistered" when GPU memory was asked for but the run stopped before registering it
   std::string memory_path = "host";
   std::optional<GpuInfo> gpu; ///< the GPU the pools live on (--memory cuda:N)
   std::string backend;

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace pdcheck::probe::steps {
 
 namespace {
@@ -40,6 +42,8 @@ ProbeReport start_report(sglang::Role role, const sglang::Side& side, const Prob
   r.role = std::string(sglang::role_name(role));
   r.transport = std::string(transport);
   r.memory = o.memory;
+  // GPU memory has no path until it is registered (register_pools).
+  r.memory_path = o.open_gpu ? "unregistered" : "host";
   r.slots = o.slots;
   (role == sglang::Role::decode ? r.decode_profile : r.prefill_profile) = side.profile.name;
   r.model = side.model.name;
@@ -64,6 +68,10 @@ void register_pools(ProbeReport& r, StatePools& pools, Transport& transport)
   PhaseTimer t(r, Phase::register_memory);
   pools.register_all(transport);
   r.memory_path = std::string(memory_path_name(pools.path()));
+  if (!pools.dmabuf_refusal().empty()) {
+    r.notes.push_back("GPU memory registered by address, which needs nvidia-peermem; no dma-buf because " +
+                      pools.dmabuf_refusal());
+  }
   note_gpu_nic_affinity(r, transport);
   t.phase().bytes = r.pool_bytes;
   t.done();
@@ -141,6 +149,21 @@ void tell_abort(int fd, const ProbeError& e)
                  Deadline::after(1), Phase::teardown);
   } catch (...) {
   }
+}
+
+void stop_end(ProbeReport& r, int fd, const ProbeError& e)
+{
+  tell_abort(fd, e);
+  fail_report(r, e);
+}
+
+ProbeError malformed_peer_message(const ProbeReport& r, const nlohmann::json::exception& e)
+{
+  const bool connected = std::any_of(r.phases.begin(), r.phases.end(),
+                                     [](const PhaseReport& p) { return p.name == phase_name(Phase::connect); });
+  return ProbeError(connected ? Phase::transfer_info : Phase::handshake,
+                    std::string("a message from the peer lacks what this end needs: ") + e.what(),
+                    "that both ends run the same pdcheck version");
 }
 
 /// Throws the ProbeError an "abort" or "refuse" message from the peer carries.

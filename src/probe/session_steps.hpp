@@ -83,6 +83,14 @@ void fail_report(ProbeReport& r, const ProbeError& e);
 /// Best-effort notice to the peer that this end stopped; never throws.
 void tell_abort(int fd, const ProbeError& e);
 
+/// An end stops on `e`: the peer is told (best effort) and the report fails.
+void stop_end(ProbeReport& r, int fd, const ProbeError& e);
+
+/// A peer's message that lacks a field or has one of the wrong type, as the
+/// error of the phase the report had reached (handshake, or transfer-info once
+/// connected).
+ProbeError malformed_peer_message(const ProbeReport& r, const nlohmann::json::exception& e);
+
 /// Throws the ProbeError an "abort" or "refuse" message from the peer carries.
 [[noreturn]] void peer_stopped(const nlohmann::json& m, Phase phase);
 

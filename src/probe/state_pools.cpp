@@ -106,17 +106,24 @@ void StatePools::register_all(Transport& transport)
     GpuRegion region;
     region.device_addr = b.device_addr;
     region.length = b.length;
-    region.dmabuf_fd = m_gpu->export_dmabuf(b.device_addr, b.length);
+    const GpuDevice::DmabufExport exported = m_gpu->export_dmabuf(b.device_addr, b.length);
+    region.dmabuf_fd = exported.fd;
     if (region.dmabuf_fd < 0) {
+      // One buffer by address is enough to depend on nvidia-peermem.
       m_path = MemoryPath::gpu_direct_peermem;
+      if (m_dmabuf_refusal.empty()) {
+        m_dmabuf_refusal = exported.why_not;
+      }
     }
     try {
       b.key = transport.register_gpu_region(region);
-    } catch (...) {
+    } catch (const ProbeError& e) {
       if (region.dmabuf_fd >= 0) {
         ::close(region.dmabuf_fd);
+        throw;
       }
-      throw;
+      // Registration by address failed: say why there was no dma-buf to use.
+      throw ProbeError(e.phase(), fmt::format("{} (no dma-buf: {})", e.detail(), exported.why_not), e.hint());
     }
     // The memory region holds its own reference to the dma-buf.
     if (region.dmabuf_fd >= 0) {
@@ -137,6 +144,9 @@ void StatePools::publish_filled()
       std::memset(b.data, 0, b.length);
     }
   }
+  // A copy from pageable memory may return before the bytes land; the NIC
+  // reads them directly on the GPU-direct path.
+  m_gpu->synchronize(Phase::fill);
 }
 
 void StatePools::stage_for_send(std::vector<BufferRange> ranges)

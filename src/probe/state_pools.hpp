@@ -113,6 +113,9 @@ public:
   /// register-memory) and so decides the memory path.
   void register_all(Transport& transport);
   MemoryPath path() const { return m_path; }
+  /// Why GPU memory went by address (nvidia-peermem) rather than a dma-buf:
+  /// the driver's first refusal, "" when every buffer had a dma-buf.
+  const std::string& dmabuf_refusal() const { return m_dmabuf_refusal; }
 
   // GPU staging; each is a no-op in host memory.
 
@@ -142,6 +145,7 @@ private:
   std::vector<DeviceMemory> m_device_memory; // likewise
   GpuDevice* m_gpu = nullptr;
   MemoryPath m_path = MemoryPath::host;
+  std::string m_dmabuf_refusal;
   std::vector<EntryBuffer> m_buffers;
   std::vector<std::size_t> m_first_of_rank;
   std::uint64_t m_total = 0;

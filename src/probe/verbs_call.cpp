@@ -134,8 +134,8 @@ Mr reg_gpu_mr(ibv_pd* pd, std::uint64_t iova, std::size_t length, int dmabuf_fd,
                      errno != 0 ? errno : ENOMEM,
                      dmabuf ? "dma-buf support of the NIC driver and kernel (Linux 5.12 or newer, rdma-core 34 or "
                               "newer); or use --transport tcp, which stages GPU memory through host memory"
-                            : "the CUDA driver exports no dma-buf here, so GPUDirect RDMA needs the nvidia-peermem "
-                              "module (lsmod | grep nvidia_peermem); or use --transport tcp, which stages GPU memory "
+                            : "GPU memory without a dma-buf reaches the NIC only through the nvidia-peermem module "
+                              "(lsmod | grep nvidia_peermem); or use --transport tcp, which stages GPU memory "
                               "through host memory");
   }
   return Mr(m);

@@ -103,8 +103,10 @@ void decode_mooncake(FrameReader& reader, bool comp, TransferInfo& t)
     if (comp) {
       reader.read_into<I32Lists>(t.dst_state_indices, 6, "dst_state_indices", "pack_int_lists 'i'", Absent::required,
                                  index_lists());
-    } else reader.read_into<I32Lists>(t.dst_state_indices, 6, "dst_state_indices", "int32 array", Absent::required,
-                            index_array_as_component());
+    } else {
+      reader.read_into<I32Lists>(t.dst_state_indices, 6, "dst_state_indices", "int32 array", Absent::required,
+                                 index_array_as_component());
+    }
   }
   reader.read_into<std::int64_t>(t.room, 0, "room", "ascii int", Absent::required, ascii_int());
   reader.read_into<std::string>(t.endpoint, 1, "endpoint", "ascii", Absent::required, ascii_text());
@@ -131,18 +133,24 @@ void decode_mori(FrameReader& reader, bool comp, TransferInfo& t)
   // `if payload[4]:` indexes the frame, so it is required even when empty.
   if (!reader.present(4)) {
     reader.missing(4, "dst_kv_indices");
-  } else reader.read_into<std::vector<std::int32_t>>(t.dst_kv_indices, 4, "dst_kv_indices", "int32 array or b''",
-                                             Absent::default_when_absent_or_empty, int32_array());
+  } else {
+    reader.read_into<std::vector<std::int32_t>>(t.dst_kv_indices, 4, "dst_kv_indices", "int32 array or b''",
+                                                Absent::default_when_absent_or_empty, int32_array());
+  }
   t.dst_aux_index = -1;
   if (!reader.present(5)) {
     reader.missing(5, "dst_aux_index");
-  } else reader.read_into<std::int64_t>(t.dst_aux_index, 5, "dst_aux_index", "ascii int or b''",
-                                Absent::default_when_absent_or_empty, ascii_int());
+  } else {
+    reader.read_into<std::int64_t>(t.dst_aux_index, 5, "dst_aux_index", "ascii int or b''",
+                                   Absent::default_when_absent_or_empty, ascii_int());
+  }
   if (comp) {
     reader.read_into<I32Lists>(t.dst_state_indices, 6, "dst_state_indices", "pack_int_lists 'i' or b''",
                                Absent::default_when_absent_or_empty, index_lists());
-  } else reader.read_into<I32Lists>(t.dst_state_indices, 6, "dst_state_indices", "int32 array or b''",
-                            Absent::default_when_absent_or_empty, index_array_as_component());
+  } else {
+    reader.read_into<I32Lists>(t.dst_state_indices, 6, "dst_state_indices", "int32 array or b''",
+                               Absent::default_when_absent_or_empty, index_array_as_component());
+  }
   reader.read_into<std::int64_t>(t.required_dst_info_num, 7, "required_dst_info_num", "ascii int",
                                  Absent::default_when_absent, ascii_int());
   if (comp) {
@@ -164,8 +172,10 @@ void decode_nixl(FrameReader& reader, bool comp, TransferInfo& t)
     }
     reader.read_into<I32Lists>(t.dst_state_indices, 7, "dst_state_indices", "pack_int_lists 'i' or b''",
                                Absent::default_when_absent_or_empty, index_lists());
-  } else reader.read_into<I32Lists>(t.dst_state_indices, 7, "dst_state_indices", "int32 array or b''",
-                            Absent::default_when_absent_or_empty, index_array_as_component());
+  } else {
+    reader.read_into<I32Lists>(t.dst_state_indices, 7, "dst_state_indices", "int32 array or b''",
+                               Absent::default_when_absent_or_empty, index_array_as_component());
+  }
   reader.read_into<std::int64_t>(t.room, 0, "room", "ascii int", Absent::required, ascii_int());
   reader.read_into<std::string>(t.endpoint, 1, "endpoint", "ascii", Absent::required, ascii_text());
   reader.read_into<std::int64_t>(t.dst_port, 2, "dst_port", "ascii int", Absent::required, ascii_int());

@@ -16,6 +16,7 @@
 // other with CUDA_ERROR_UNKNOWN), FAKE_CUDA_DMABUF=0 (no dma-buf export).
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -305,7 +306,9 @@ int cuMemGetHandleForAddressRange(void* handle, unsigned long long p, std::size_
   if (int rc = in_context("cuMemGetHandleForAddressRange")) {
     return rc;
   }
-  if (type != 1 || n % 4096 != 0) {
+  // As the driver says: dptr and size aligned to the host page size.
+  const auto page = static_cast<unsigned long long>(::sysconf(_SC_PAGESIZE));
+  if (type != 1 || p % page != 0 || n % page != 0) {
     return k_invalid_value;
   }
   {

@@ -17,7 +17,8 @@ import json, sys
 report, rc = json.load(open(sys.argv[1])), int(sys.argv[2])
 failure = report["failure"]
 if rc == 3 and failure and failure["phase"] == "allocate" and (
-        "cannot load the CUDA driver" in failure["message"] or "finds no GPU" in failure["message"]):
+        "cannot load the CUDA driver" in failure["message"] or "finds no GPU" in failure["message"]
+        or "the CUDA driver sees no GPU" in failure["message"]):
     print("no CUDA GPU here: " + failure["message"])
     sys.exit(77)
 gpu = report["gpu"]

@@ -12,6 +12,7 @@
 #include "sglang/side_layout.hpp"
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -47,11 +48,12 @@ std::string probe_error_text(const std::function<void()>& f)
 }
 
 /// The fake driver's GPU, with an optional fault: the byte at `flip_at` of
-/// the first buffer copied to the device in the fill phase changes there.
+/// the first buffer copied to the device in phase `flip_in` changes there.
 class FaultyGpu : public GpuDevice
 {
 public:
-  explicit FaultyGpu(std::optional<std::uint64_t> flip_at) : m_gpu(open_cuda_device(PDCHECK_FAKE_CUDA, 0)), m_flip_at(flip_at)
+  explicit FaultyGpu(std::optional<std::uint64_t> flip_at, Phase flip_in = Phase::fill)
+    : m_gpu(open_cuda_device(PDCHECK_FAKE_CUDA, 0)), m_flip_at(flip_at), m_flip_in(flip_in)
   {
   }
   const GpuInfo& info() const override { return m_gpu->info(); }
@@ -60,7 +62,7 @@ public:
   void copy_to_device(std::uint64_t dst, const std::uint8_t* src, std::uint64_t n, Phase phase) override
   {
     m_gpu->copy_to_device(dst, src, n, phase);
-    if (phase == Phase::fill && m_flip_at && *m_flip_at < n && !m_flipped) {
+    if (phase == m_flip_in && m_flip_at && *m_flip_at < n && !m_flipped) {
       m_flipped = true;
       std::uint8_t byte = 0;
       m_gpu->copy_to_host(&byte, dst + *m_flip_at, 1, phase);
@@ -73,11 +75,13 @@ public:
     m_gpu->copy_to_host(dst, src, n, phase);
   }
   void zero(std::uint64_t dst, std::uint64_t n, Phase phase) override { m_gpu->zero(dst, n, phase); }
-  int export_dmabuf(std::uint64_t addr, std::uint64_t n) override { return m_gpu->export_dmabuf(addr, n); }
+  void synchronize(Phase phase) override { m_gpu->synchronize(phase); }
+  DmabufExport export_dmabuf(std::uint64_t addr, std::uint64_t n) override { return m_gpu->export_dmabuf(addr, n); }
 
 private:
   std::unique_ptr<GpuDevice> m_gpu;
   std::optional<std::uint64_t> m_flip_at;
+  Phase m_flip_in;
   bool m_flipped = false;
 };
 
@@ -87,14 +91,14 @@ sglang::Side side(sglang::Role role, const std::string& args)
   return io::side_from_args(role, args + " --disaggregation-mode " + mode, "falcon-h1-1.5b", "0.5.11", {}, "test " + mode);
 }
 
-ProbeOptions on_gpu(std::optional<std::uint64_t> flip_at = std::nullopt)
+ProbeOptions on_gpu(std::optional<std::uint64_t> flip_at = std::nullopt, Phase flip_in = Phase::fill)
 {
   ProbeOptions o;
   o.requests = 2;
   o.slots = 3;
   o.timeout = 20;
   o.memory = "cuda:0";
-  o.open_gpu = [flip_at] { return std::make_unique<FaultyGpu>(flip_at); };
+  o.open_gpu = [flip_at, flip_in] { return std::make_unique<FaultyGpu>(flip_at, flip_in); };
   return o;
 }
 
@@ -127,10 +131,22 @@ TEST_CASE("cuda driver: copies and fills reach device memory, from any thread", 
     INFO(i);
     REQUIRE(out[i] == (i >= 100 && i < 150 ? 0 : in[i]));
   }
-  const int fd = gpu->export_dmabuf(addr, 10000);
-  CHECK(fd >= 0);
-  ::close(fd);
+  CHECK(addr % static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE)) == 0); // whole pages for a dma-buf
+  const GpuDevice::DmabufExport exported = gpu->export_dmabuf(addr, 10000);
+  CHECK(exported.fd >= 0);
+  CHECK(exported.why_not.empty());
+  ::close(exported.fd);
   gpu->release(addr);
+  {
+    ScopedEnv env("FAKE_CUDA_DMABUF", "0");
+    const auto no_dmabuf = open_cuda_device(PDCHECK_FAKE_CUDA, 0);
+    const std::uint64_t other = no_dmabuf->allocate(100);
+    const GpuDevice::DmabufExport refused = no_dmabuf->export_dmabuf(other, 100);
+    CHECK(refused.fd == -1);
+    CHECK(refused.why_not == "cuda:0 does not support dma-buf (CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED is 0; the open "
+                             "kernel modules of driver 515 or newer have it)");
+    no_dmabuf->release(other);
+  }
 }
 
 TEST_CASE("cuda driver: every failure names the call, the driver's error and what to check", "[probe][gpu]")
@@ -167,9 +183,13 @@ TEST_CASE("cuda driver: every failure names the call, the driver's error and wha
   {
     const auto gpu = open_cuda_device(PDCHECK_FAKE_CUDA, 0);
     ScopedEnv env("FAKE_CUDA_FAIL", "cuMemAlloc_v2");
+    // Whole pages plus one, so a page-aligned address can be handed out.
+    const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+    const std::uint64_t asked = (5000 + page - 1) / page * page + page;
     CHECK(probe_error_text([&] { gpu->allocate(5000); }) ==
-          "allocate: cuMemAlloc(8192 bytes) on cuda:0 failed (CUDA_ERROR_OUT_OF_MEMORY: out of memory); check: free "
-          "GPU memory (nvidia-smi), or use a smaller --slots");
+          fmt::format("allocate: cuMemAlloc({} bytes) on cuda:0 failed (CUDA_ERROR_OUT_OF_MEMORY: out of memory); "
+                      "check: free GPU memory (nvidia-smi), or use a smaller --slots",
+                      asked));
   }
   SECTION("a copy that fails is reported in the phase that asked for it")
   {
@@ -237,6 +257,12 @@ TEST_CASE("probe::loopback on a GPU: GPU-direct over the fake verbs, staged over
     INFO(probe_to_text(r));
     CHECK(r.verified);
     CHECK(r.memory_path == "gpu-direct-peermem");
+    CHECK(fabric->gpu_regions > 0);
+    CHECK(fabric->dmabuf_regions == 0);
+    CHECK(std::find(r.notes.begin(), r.notes.end(),
+                    "GPU memory registered by address, which needs nvidia-peermem; no dma-buf because cuda:0 does not "
+                    "support dma-buf (CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED is 0; the open kernel modules of driver 515 "
+                    "or newer have it)") != r.notes.end());
   }
   SECTION("tcp stages through host memory")
   {
@@ -275,6 +301,29 @@ TEST_CASE("probe::loopback on a GPU: a byte the GPU corrupts fails verification 
     CHECK(r.exit_code == 1);
     CHECK(r.tally.wrong == 1);
   }
+}
+
+TEST_CASE("probe::loopback on a GPU: the staged decode really sends what landed through the GPU", "[probe][gpu]")
+{
+  // The decode's staged round trip (mirror -> GPU -> mirror) is the only copy
+  // to the device in the verify phase: a GPU that corrupts it must fail
+  // verification over TCP, and cannot touch the GPU-direct path.
+  const auto p = side(sglang::Role::prefill, "--tp 1");
+  const auto d = side(sglang::Role::decode, "--tp 1");
+  // Byte 3 of the first range verified: request 0's slot of the first buffer.
+  ProbeOptions o = on_gpu(3, Phase::verify);
+  const ProbeReport staged =
+    loopback(p, d, o, [](const std::string& host) { return std::make_unique<TcpTransport>(host, 10); });
+  INFO(probe_to_text(staged));
+  CHECK(staged.memory_path == "staged");
+  CHECK_FALSE(staged.verified);
+  CHECK(staged.tally.wrong == 1);
+  auto fabric = std::make_shared<FakeFabric>();
+  const ProbeReport direct =
+    loopback(p, d, o, [fabric](const std::string&) { return std::make_unique<FakeVerbsTransport>(fabric); });
+  INFO(probe_to_text(direct));
+  CHECK(direct.memory_path == "gpu-direct-dmabuf");
+  CHECK(direct.verified);
 }
 
 TEST_CASE("probe::loopback on a GPU: no driver is a report naming the allocate phase", "[probe][gpu]")

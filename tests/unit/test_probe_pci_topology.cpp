@@ -34,6 +34,7 @@ public:
   void add_rdma(const std::string& name, const std::string& hierarchy)
   {
     fs::create_directories(m_dir.path / "class/infiniband" / name);
+    fs::create_directories(m_dir.path / hierarchy);
     fs::create_directory_symlink(fs::path("../../..") / hierarchy, m_dir.path / "class/infiniband" / name / "device");
   }
   std::string root() const { return m_dir.path.string(); }
@@ -64,8 +65,14 @@ TEST_CASE("nearest_gpu: ranks GPUs the way nvidia-smi topo does", "[probe]")
   check({other_node, other_root, other_port}, "0000:0a:00.0", PciAffinity::phb);
   check({other_node, other_root}, "0000:41:00.0", PciAffinity::node);
   check({other_node}, "0000:81:00.0", PciAffinity::sys);
-  // An unknown NUMA node never counts as the same node.
+  // One unknown NUMA node never counts as the same node; both unknown is a
+  // host without NUMA, so one node.
   check({at("devices/pci0000:40/0000:40:01.0/0000:41:00.0", -1)}, "0000:41:00.0", PciAffinity::sys);
+  PciPlace nic_without_numa = nic;
+  nic_without_numa.numa_node = -1;
+  const auto one_node = nearest_gpu(nic_without_numa, {at("devices/pci0000:40/0000:40:01.0/0000:41:00.0", -1)});
+  REQUIRE(one_node);
+  CHECK(one_node->affinity == PciAffinity::node);
   CHECK_FALSE(nearest_gpu(nic, {}));
   // Ties go to the fewest hops, then the lowest address.
   const PciPlace twin = at("devices/pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:10.0/0000:04:00.0", 0);
@@ -80,15 +87,24 @@ TEST_CASE("visible_gpus and rdma_device_place read a sysfs tree", "[probe]")
   sys.add_pci("devices/pci0000:80/0000:80:01.0/0000:81:00.0", "0x10de", "0x030000", 1);
   sys.add_pci("devices/pci0000:80/0000:80:02.0/0000:82:00.0", "0x1002", "0x038000", 1);
   sys.add_pci("devices/pci0000:80/0000:80:03.0/0000:83:00.0", "0x10de", "0x068000", 1); // an NVSwitch bridge, not a GPU
+  sys.add_pci("devices/pci0000:c0/0000:c0:01.0/0000:c1:00.0", "0x1002", "0x120000", 2); // AMD MI300: an accelerator
   sys.add_rdma("mlx5_0", "devices/pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:08.0/0000:05:00.0");
+  // An mlx5 sub-function sits on the auxiliary bus below its PCI function.
+  sys.add_rdma("mlx5_2", "devices/pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:08.0/0000:05:00.0/mlx5_core.sf.2");
 
   const auto gpus = visible_gpus(sys.root());
-  REQUIRE(gpus.size() == 3);
+  REQUIRE(gpus.size() == 4);
   CHECK(gpus[0].address == "0000:06:00.0");
   CHECK(gpus[0].path == "devices/pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:10.0/0000:06:00.0");
   CHECK(gpus[0].numa_node == 0);
   CHECK(gpus[1].address == "0000:81:00.0");
   CHECK(gpus[2].address == "0000:82:00.0");
+  CHECK(gpus[3].address == "0000:c1:00.0");
+
+  const auto sf = rdma_device_place(sys.root(), "mlx5_2");
+  REQUIRE(sf);
+  CHECK(sf->address == "0000:05:00.0");
+  CHECK(sf->path == "devices/pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:08.0/0000:05:00.0");
 
   const auto nic = rdma_device_place(sys.root(), "mlx5_0");
   REQUIRE(nic);

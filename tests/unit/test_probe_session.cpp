@@ -162,3 +162,32 @@ TEST_CASE("probe::loopback: a peer that never answers is a timeout naming the ph
   CHECK(r.failure->message.find("timed out") != std::string::npos);
   CHECK(r.exit_code == 3);
 }
+
+TEST_CASE("probe::run_decode_end: a hello without an endpoint is a handshake failure, not a crash", "[probe]")
+{
+  const auto d = side(sglang::Role::decode, "--tp 1");
+  const Listener l = Listener::bind("127.0.0.1", 0, Phase::handshake);
+  nlohmann::json answer;
+  std::thread peer([&] {
+    Fd fd = connect_to("127.0.0.1", l.port(), Deadline::after(5), Phase::handshake);
+    send_message(fd.get(),
+                 {{"type", "hello"}, {"magic", k_magic}, {"protocol", k_protocol_version}, {"role", "prefill"},
+                  {"transport", "fake-verbs"}},
+                 Deadline::after(5), Phase::handshake);
+    answer = recv_message(fd.get(), Deadline::after(5), Phase::handshake); // our hello
+    answer = recv_message(fd.get(), Deadline::after(5), Phase::handshake); // then the abort
+  });
+  Fd oob = l.accept(Deadline::after(5), Phase::handshake);
+  auto fabric = std::make_shared<FakeFabric>();
+  FakeVerbsTransport t(fabric);
+  ProbeOptions o = small();
+  o.timeout = 5;
+  const ProbeReport r = run_decode_end(d, o, std::move(oob), t);
+  peer.join();
+  REQUIRE(r.failure);
+  CHECK(r.exit_code == 3);
+  CHECK(r.failure->phase == "handshake");
+  CHECK(r.failure->message ==
+        "a message from the peer lacks what this end needs: [json.exception.out_of_range.403] key 'endpoint' not found");
+  CHECK(answer["type"] == "abort");
+}
