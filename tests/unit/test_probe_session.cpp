@@ -31,6 +31,41 @@ TransportFactory tcp_factory()
   return [](const std::string& host) { return std::make_unique<TcpTransport>(host, 10); };
 }
 
+/// The decode end against a hand-written prefill that sends `hello` and
+/// records every message it gets back until the decode end closes.
+struct DecodeAgainst
+{
+  ProbeReport report;
+  std::vector<nlohmann::json> answers;
+};
+
+DecodeAgainst decode_end_against(const nlohmann::json& hello)
+{
+  const auto d = side(sglang::Role::decode, "--tp 1");
+  const Listener l = Listener::bind("127.0.0.1", 0, Phase::handshake);
+  DecodeAgainst out;
+  std::thread peer([&] {
+    Fd fd = connect_to("127.0.0.1", l.port(), Deadline::after(5), Phase::handshake);
+    send_message(fd.get(), hello, Deadline::after(5), Phase::handshake);
+    try {
+      for (;;) {
+        out.answers.push_back(recv_message(fd.get(), Deadline::after(5), Phase::handshake));
+      }
+    } catch (const ProbeError&) {
+      // closed
+    }
+  });
+  Fd oob = l.accept(Deadline::after(5), Phase::handshake);
+  auto fabric = std::make_shared<FakeFabric>();
+  FakeVerbsTransport t(fabric);
+  ProbeOptions o;
+  o.slots = 3;
+  o.timeout = 5;
+  out.report = run_decode_end(d, o, std::move(oob), t); // closes the connection when it returns
+  peer.join();
+  return out;
+}
+
 ProbeOptions small()
 {
   ProbeOptions o;
@@ -112,29 +147,18 @@ TEST_CASE("probe::loopback: empty state indices: Mori skips (never arrives), Moo
 
 TEST_CASE("probe::run_decode_end: refuses a peer of another protocol version with the reason", "[probe]")
 {
-  const auto d = side(sglang::Role::decode, "--tp 1");
-  const Listener l = Listener::bind("127.0.0.1", 0, Phase::handshake);
-  nlohmann::json answer;
-  std::thread peer([&] {
-    Fd fd = connect_to("127.0.0.1", l.port(), Deadline::after(5), Phase::handshake);
-    send_message(fd.get(),
-                 {{"type", "hello"}, {"magic", k_magic}, {"protocol", 99}, {"pdcheck_version", "9.9"}, {"role", "prefill"},
-                  {"transport", "fake-verbs"}},
-                 Deadline::after(5), Phase::handshake);
-    answer = recv_message(fd.get(), Deadline::after(5), Phase::handshake);
-  });
-  Fd oob = l.accept(Deadline::after(5), Phase::handshake);
-  auto fabric = std::make_shared<FakeFabric>();
-  FakeVerbsTransport t(fabric);
-  ProbeOptions o = small();
-  o.timeout = 5;
-  const ProbeReport r = run_decode_end(d, o, std::move(oob), t);
-  peer.join();
-  CHECK(answer["type"] == "refuse");
-  CHECK(answer["reason"].get<std::string>().find("protocol 99") != std::string::npos);
-  REQUIRE(r.failure);
-  CHECK(r.failure->phase == "handshake");
-  CHECK(r.exit_code == 3);
+  const DecodeAgainst run = decode_end_against({{"type", "hello"},
+                                                {"magic", k_magic},
+                                                {"protocol", 99},
+                                                {"pdcheck_version", "9.9"},
+                                                {"role", "prefill"},
+                                                {"transport", "fake-verbs"}});
+  REQUIRE_FALSE(run.answers.empty());
+  CHECK(run.answers[0]["type"] == "refuse");
+  CHECK(run.answers[0]["reason"].get<std::string>().find("protocol 99") != std::string::npos);
+  REQUIRE(run.report.failure);
+  CHECK(run.report.failure->phase == "handshake");
+  CHECK(run.report.exit_code == 3);
 }
 
 TEST_CASE("probe::loopback: a peer that never answers is a timeout naming the phase", "[probe]")
@@ -165,29 +189,15 @@ TEST_CASE("probe::loopback: a peer that never answers is a timeout naming the ph
 
 TEST_CASE("probe::run_decode_end: a hello without an endpoint is a handshake failure, not a crash", "[probe]")
 {
-  const auto d = side(sglang::Role::decode, "--tp 1");
-  const Listener l = Listener::bind("127.0.0.1", 0, Phase::handshake);
-  nlohmann::json answer;
-  std::thread peer([&] {
-    Fd fd = connect_to("127.0.0.1", l.port(), Deadline::after(5), Phase::handshake);
-    send_message(fd.get(),
-                 {{"type", "hello"}, {"magic", k_magic}, {"protocol", k_protocol_version}, {"role", "prefill"},
-                  {"transport", "fake-verbs"}},
-                 Deadline::after(5), Phase::handshake);
-    answer = recv_message(fd.get(), Deadline::after(5), Phase::handshake); // our hello
-    answer = recv_message(fd.get(), Deadline::after(5), Phase::handshake); // then the abort
-  });
-  Fd oob = l.accept(Deadline::after(5), Phase::handshake);
-  auto fabric = std::make_shared<FakeFabric>();
-  FakeVerbsTransport t(fabric);
-  ProbeOptions o = small();
-  o.timeout = 5;
-  const ProbeReport r = run_decode_end(d, o, std::move(oob), t);
-  peer.join();
-  REQUIRE(r.failure);
-  CHECK(r.exit_code == 3);
-  CHECK(r.failure->phase == "handshake");
-  CHECK(r.failure->message ==
+  const DecodeAgainst run = decode_end_against(
+    {{"type", "hello"}, {"magic", k_magic}, {"protocol", k_protocol_version}, {"role", "prefill"}, {"transport", "fake-verbs"}});
+  REQUIRE(run.report.failure);
+  CHECK(run.report.exit_code == 3);
+  CHECK(run.report.failure->phase == "handshake");
+  CHECK(run.report.failure->message ==
         "a message from the peer lacks what this end needs: [json.exception.out_of_range.403] key 'endpoint' not found");
-  CHECK(answer["type"] == "abort");
+  // The decode answered with its own hello, then told the peer it stopped.
+  REQUIRE(run.answers.size() == 2);
+  CHECK(run.answers[0]["type"] == "hello");
+  CHECK(run.answers[1]["type"] == "abort");
 }
