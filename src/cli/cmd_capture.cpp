@@ -101,7 +101,14 @@ public:
     }
     if (!m_checked_dir) {
       std::error_code ec;
-      m_made_dir = !std::filesystem::exists(m_options.out, ec);
+      // The directories this run creates, deepest first, for discard().
+      for (std::filesystem::path p = m_options.out; !p.empty() && !std::filesystem::exists(p, ec);
+           p = p.parent_path()) {
+        m_made_dirs.push_back(p);
+        if (p == p.parent_path()) {
+          break;
+        }
+      }
       m_checked_dir = true;
       std::filesystem::create_directories(m_options.out, ec);
       if (ec) {
@@ -124,8 +131,8 @@ public:
 
   const std::vector<Written>& written() const { return m_written; }
 
-  /// Removes what this run wrote (and the directory when this run made it and
-  /// it is left empty), so an input error never leaves half a capture in --out
+  /// Removes what this run wrote (and the directories this run made, when
+  /// they are left empty), so an input error never leaves half a capture in --out
   /// for `check --decode-capture` to read as if it were whole. Never throws.
   void discard() noexcept
   {
@@ -134,15 +141,17 @@ public:
       std::filesystem::remove(w.path, ec);
     }
     m_written.clear();
-    if (m_made_dir && std::filesystem::is_empty(m_options.out, ec)) {
-      std::filesystem::remove(m_options.out, ec);
+    for (const std::filesystem::path& dir : m_made_dirs) {
+      if (!std::filesystem::is_empty(dir, ec) || !std::filesystem::remove(dir, ec)) {
+        break;
+      }
     }
   }
 
 private:
   const CaptureOptions& m_options;
   bool m_checked_dir = false;
-  bool m_made_dir = false; ///< this run created --out
+  std::vector<std::filesystem::path> m_made_dirs; ///< created by this run, deepest first
   std::vector<Written> m_written;
 };
 

@@ -299,10 +299,10 @@ TEST_CASE("capture: malformed pcaps and ZMTP streams name the packet or flow and
     test::send_stream(mixed, k_decode, k_prefill, stream, 1400);
     const std::string mixed_path = mixed.write(dir.path / "mixed.pcap");
     const auto out = dir.path / "mixed-out";
-    const Run partial = pdcheck_cli("capture " + mixed_path + " --out " + out.string());
+    const Run partial = pdcheck_cli("capture " + mixed_path + " --out " + (out / "deeper").string());
     CHECK(partial.code == 2);
     CHECK(partial.out.find("stream byte 98: frame flags 0x41") != std::string::npos);
-    CHECK_FALSE(std::filesystem::exists(out));
+    CHECK_FALSE(std::filesystem::exists(out)); // both levels this run created
     // An --out that existed keeps what was there before.
     std::filesystem::create_directories(out);
     dir.write("mixed-out/keep.json", "{}");
