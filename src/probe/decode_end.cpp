@@ -43,11 +43,11 @@ ProbeReport run_decode_end(const sglang::Side& decode, const ProbeOptions& o, Fd
 {
   ProbeReport r = start_report(sglang::Role::decode, decode, o, transport.name());
   const int fd = oob.get();
-  // Outside the try: the transport deregisters its memory regions (shutdown,
-  // below) before the pools and then the GPU are released.
+  // Outside the steps: run_end shuts the transport down (deregistering its
+  // memory) before the pools and then the GPU are released.
   std::unique_ptr<GpuDevice> gpu;
   std::optional<StatePools> pools;
-  try {
+  run_end(r, fd, transport, [&] {
     const Deadline handshake_deadline = Deadline::after(o.timeout);
     const model::Layout layout = model::compute_layout(sglang::layout_input(decode));
     allocate_pools(r, layout, o, gpu, pools);
@@ -86,8 +86,7 @@ ProbeReport run_decode_end(const sglang::Side& decode, const ProbeOptions& o, Fd
       t->phase().detail = "the prefill end refused: SGLang would not transfer state for this pair";
       t->done();
       r.exit_code = exit_code::findings;
-      r.teardown_issues = transport.shutdown();
-      return r;
+      return;
     }
     if (go.value("type", "") != "go") {
       if (go.value("type", "") == "abort") {
@@ -249,12 +248,7 @@ ProbeReport run_decode_end(const sglang::Side& decode, const ProbeOptions& o, Fd
     bye["mismatches"] = ranges;
     send_message(fd, bye, Deadline::after(o.timeout), Phase::teardown);
     expect(fd, "bye", Deadline::after(o.timeout), Phase::teardown);
-  } catch (const ProbeError& e) {
-    stop_end(r, fd, e);
-  } catch (const nlohmann::json::exception& e) {
-    stop_end(r, fd, malformed_peer_message(r, e));
-  }
-  r.teardown_issues = transport.shutdown();
+  });
   return r;
 }
 

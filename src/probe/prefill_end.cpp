@@ -131,11 +131,11 @@ ProbeReport run_prefill_end(const sglang::Side& prefill, const ProbeOptions& o, 
   ProbeReport r = start_report(sglang::Role::prefill, prefill, o, transport.name());
   r.line_rate_gbps = transport.line_rate_gbps();
   const int fd = oob.get();
-  // Outside the try: the transport deregisters its memory regions (shutdown,
-  // below) before the pools and then the GPU are released.
+  // Outside the steps: run_end shuts the transport down (deregistering its
+  // memory) before the pools and then the GPU are released.
   std::unique_ptr<GpuDevice> gpu;
   std::optional<StatePools> pools;
-  try {
+  run_end(r, fd, transport, [&] {
     const model::Layout layout = model::compute_layout(sglang::layout_input(prefill));
     allocate_pools(r, layout, o, gpu, pools);
 
@@ -212,8 +212,7 @@ ProbeReport run_prefill_end(const sglang::Side& prefill, const ProbeOptions& o, 
       t->phase().ok = false;
       t->done();
       r.exit_code = exit_code::findings;
-      r.teardown_issues = transport.shutdown();
-      return r;
+      return;
     }
     nlohmann::json endpoint = peer.at("endpoint");
     endpoint["host"] = peer_host;
@@ -363,12 +362,7 @@ ProbeReport run_prefill_end(const sglang::Side& prefill, const ProbeOptions& o, 
     }
     r.verified = r.verified && !failed;
     r.exit_code = r.verified ? exit_code::ok : exit_code::findings;
-  } catch (const ProbeError& e) {
-    stop_end(r, fd, e);
-  } catch (const nlohmann::json::exception& e) {
-    stop_end(r, fd, malformed_peer_message(r, e));
-  }
-  r.teardown_issues = transport.shutdown();
+  });
   return r;
 }
 

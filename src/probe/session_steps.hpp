@@ -91,6 +91,23 @@ void stop_end(ProbeReport& r, int fd, const ProbeError& e);
 /// connected).
 ProbeError malformed_peer_message(const ProbeReport& r, const nlohmann::json::exception& e);
 
+/// Runs one end's steps. A ProbeError, or a peer message missing what the
+/// steps need, stops the end (peer told, report failed); either way the
+/// transport then shuts down, deregistering its memory before the caller
+/// releases the pools and the GPU.
+template <typename Steps>
+void run_end(ProbeReport& r, int fd, Transport& transport, Steps&& steps)
+{
+  try {
+    steps();
+  } catch (const ProbeError& e) {
+    stop_end(r, fd, e);
+  } catch (const nlohmann::json::exception& e) {
+    stop_end(r, fd, malformed_peer_message(r, e));
+  }
+  r.teardown_issues = transport.shutdown();
+}
+
 /// Throws the ProbeError an "abort" or "refuse" message from the peer carries.
 [[noreturn]] void peer_stopped(const nlohmann::json& m, Phase phase);
 
