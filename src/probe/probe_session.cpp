@@ -78,8 +78,7 @@ ProbeReport loopback(const sglang::Side& prefill, const sglang::Side& decode, co
       Fd oob = l.accept(Deadline::after(o.timeout), Phase::handshake);
       decode_report = run_decode_end(decode, o, std::move(oob), *decode_transport);
     } catch (const ProbeError& e) {
-      decode_report.role = "decode";
-      fail_report(decode_report, e);
+      decode_report = could_not_start(sglang::Role::decode, decode, o, decode_transport, e);
     }
   });
   ProbeReport p;
@@ -89,8 +88,7 @@ ProbeReport loopback(const sglang::Side& prefill, const sglang::Side& decode, co
     quiet.progress = nullptr;
     p = run_prefill_end(prefill, quiet, std::move(oob), *prefill_transport, "127.0.0.1");
   } catch (const ProbeError& e) {
-    p.role = "prefill";
-    fail_report(p, e);
+    p = could_not_start(sglang::Role::prefill, prefill, o, prefill_transport, e);
   }
   decode_thread.join();
 

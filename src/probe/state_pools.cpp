@@ -1,13 +1,14 @@
 #include "probe/state_pools.hpp"
 
+#include "probe/oob.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <tuple>
 #include <cerrno>
 #include <cstring>
 #include <sys/mman.h>
-#include <unistd.h>
+#include <tuple>
 
 namespace pdcheck::probe {
 
@@ -107,8 +108,10 @@ void StatePools::register_all(Transport& transport)
     region.device_addr = b.device_addr;
     region.length = b.length;
     const GpuDevice::DmabufExport exported = m_gpu->export_dmabuf(b.device_addr, b.length);
-    region.dmabuf_fd = exported.fd;
-    if (region.dmabuf_fd < 0) {
+    // Closed when this buffer is done: the memory region holds its own reference.
+    const Fd dmabuf(exported.fd);
+    region.dmabuf_fd = dmabuf.get();
+    if (!dmabuf) {
       // One buffer by address is enough to depend on nvidia-peermem.
       m_path = MemoryPath::gpu_direct_peermem;
       if (m_dmabuf_refusal.empty()) {
@@ -118,16 +121,11 @@ void StatePools::register_all(Transport& transport)
     try {
       b.key = transport.register_gpu_region(region);
     } catch (const ProbeError& e) {
-      if (region.dmabuf_fd >= 0) {
-        ::close(region.dmabuf_fd);
+      if (dmabuf) {
         throw;
       }
       // Registration by address failed: say why there was no dma-buf to use.
       throw ProbeError(e.phase(), fmt::format("{} (no dma-buf: {})", e.detail(), exported.why_not), e.hint());
-    }
-    // The memory region holds its own reference to the dma-buf.
-    if (region.dmabuf_fd >= 0) {
-      ::close(region.dmabuf_fd);
     }
     b.wire = reinterpret_cast<std::uint8_t*>(b.device_addr);
   }

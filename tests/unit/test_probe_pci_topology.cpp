@@ -1,6 +1,7 @@
 #include "probe/device_info.hpp"
 #include "probe/pci_topology.hpp"
 
+#include "../support/sample_devices.hpp"
 #include "../support/temp_dir.hpp"
 
 #include <catch2/catch.hpp>
@@ -120,13 +121,7 @@ TEST_CASE("visible_gpus and rdma_device_place read a sysfs tree", "[probe]")
 
 TEST_CASE("devices report: the nearest GPU with its affinity", "[probe]")
 {
-  DeviceInfo d;
-  d.name = "mlx5_0";
-  d.numa_node = 0;
-  d.pci_address = "0000:05:00.0";
-  d.nearest_gpu = "0000:06:00.0";
-  d.nearest_gpu_affinity = "PIX";
-  d.nearest_gpu_meaning = "same PCIe switch";
+  DeviceInfo d = pdcheck::test::made_up_devices().front();
   const auto j = devices_to_json({d});
   CHECK(j["devices"][0]["pci_address"] == "0000:05:00.0");
   CHECK(j["devices"][0]["nearest_gpu"] ==
