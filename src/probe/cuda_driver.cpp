@@ -68,7 +68,29 @@ void bind(void* library, const std::string& path, const char* symbol, F& out, bo
   }
 }
 
-void bind_all(void* library, const std::string& path, DriverTable& t);
+void bind_all(void* library, const std::string& path, DriverTable& t)
+{
+  bind(library, path, "cuInit", t.cuInit, true);
+  bind(library, path, "cuDriverGetVersion", t.cuDriverGetVersion, true);
+  bind(library, path, "cuDeviceGetCount", t.cuDeviceGetCount, true);
+  bind(library, path, "cuDeviceGet", t.cuDeviceGet, true);
+  bind(library, path, "cuDeviceGetName", t.cuDeviceGetName, true);
+  bind(library, path, "cuDeviceGetAttribute", t.cuDeviceGetAttribute, true);
+  bind(library, path, "cuDevicePrimaryCtxRetain", t.cuDevicePrimaryCtxRetain, true);
+  bind(library, path, "cuDevicePrimaryCtxRelease_v2", t.cuDevicePrimaryCtxRelease, true);
+  bind(library, path, "cuCtxSetCurrent", t.cuCtxSetCurrent, true);
+  bind(library, path, "cuCtxSynchronize", t.cuCtxSynchronize, true);
+  bind(library, path, "cuMemAlloc_v2", t.cuMemAlloc, true);
+  bind(library, path, "cuMemFree_v2", t.cuMemFree, true);
+  bind(library, path, "cuMemcpyHtoD_v2", t.cuMemcpyHtoD, true);
+  bind(library, path, "cuMemcpyDtoH_v2", t.cuMemcpyDtoH, true);
+  bind(library, path, "cuMemsetD8_v2", t.cuMemsetD8, true);
+  bind(library, path, "cuGetErrorName", t.cuGetErrorName, true);
+  bind(library, path, "cuGetErrorString", t.cuGetErrorString, true);
+  bind(library, path, "cuDeviceGetPCIBusId", t.cuDeviceGetPCIBusId, false);
+  bind(library, path, "cuPointerSetAttribute", t.cuPointerSetAttribute, false);
+  bind(library, path, "cuMemGetHandleForAddressRange", t.cuMemGetHandleForAddressRange, false);
+}
 
 /// The library's handle and table, loaded once per path; the library stays
 /// loaded for the life of the process (the driver does not support unloading).
@@ -96,29 +118,6 @@ const DriverTable& load_driver(const std::string& path)
   return loaded.emplace(path, t).first->second;
 }
 
-void bind_all(void* library, const std::string& path, DriverTable& t)
-{
-  bind(library, path, "cuInit", t.cuInit, true);
-  bind(library, path, "cuDriverGetVersion", t.cuDriverGetVersion, true);
-  bind(library, path, "cuDeviceGetCount", t.cuDeviceGetCount, true);
-  bind(library, path, "cuDeviceGet", t.cuDeviceGet, true);
-  bind(library, path, "cuDeviceGetName", t.cuDeviceGetName, true);
-  bind(library, path, "cuDeviceGetAttribute", t.cuDeviceGetAttribute, true);
-  bind(library, path, "cuDevicePrimaryCtxRetain", t.cuDevicePrimaryCtxRetain, true);
-  bind(library, path, "cuDevicePrimaryCtxRelease_v2", t.cuDevicePrimaryCtxRelease, true);
-  bind(library, path, "cuCtxSetCurrent", t.cuCtxSetCurrent, true);
-  bind(library, path, "cuCtxSynchronize", t.cuCtxSynchronize, true);
-  bind(library, path, "cuMemAlloc_v2", t.cuMemAlloc, true);
-  bind(library, path, "cuMemFree_v2", t.cuMemFree, true);
-  bind(library, path, "cuMemcpyHtoD_v2", t.cuMemcpyHtoD, true);
-  bind(library, path, "cuMemcpyDtoH_v2", t.cuMemcpyDtoH, true);
-  bind(library, path, "cuMemsetD8_v2", t.cuMemsetD8, true);
-  bind(library, path, "cuGetErrorName", t.cuGetErrorName, true);
-  bind(library, path, "cuGetErrorString", t.cuGetErrorString, true);
-  bind(library, path, "cuDeviceGetPCIBusId", t.cuDeviceGetPCIBusId, false);
-  bind(library, path, "cuPointerSetAttribute", t.cuPointerSetAttribute, false);
-  bind(library, path, "cuMemGetHandleForAddressRange", t.cuMemGetHandleForAddressRange, false);
-}
 
 class CudaDevice : public GpuDevice
 {

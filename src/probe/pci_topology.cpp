@@ -90,17 +90,9 @@ NearestGpu relate(const PciPlace& nic, const PciPlace& gpu)
   return n;
 }
 
-std::string read_line(const fs::path& file)
-{
-  std::ifstream in(file);
-  std::string line;
-  std::getline(in, line);
-  return line;
-}
-
 int read_numa(const fs::path& device_dir)
 {
-  const std::string v = read_line(device_dir / "numa_node");
+  const std::string v = read_sysfs_line(device_dir / "numa_node");
   try {
     return v.empty() ? -1 : std::stoi(v);
   } catch (const std::exception&) {
@@ -177,8 +169,8 @@ std::vector<PciPlace> visible_gpus(const std::string& root)
   std::error_code ec;
   fs::directory_iterator it(fs::path(root) / "bus" / "pci" / "devices", ec);
   for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
-    const std::string vendor = read_line(it->path() / "vendor");
-    const std::string pci_class = read_line(it->path() / "class");
+    const std::string vendor = read_sysfs_line(it->path() / "vendor");
+    const std::string pci_class = read_sysfs_line(it->path() / "class");
     // 0x10de NVIDIA, 0x1002 AMD; class 0x03xxxx display controllers (VGA,
     // 3D, and AMD Instinct's 0x0380), and AMD's processing accelerators
     // (0x12xxxx: MI300).
@@ -225,6 +217,14 @@ std::string gpu_nic_note(const std::string& root, int gpu_ordinal, const std::st
     note += ": GPUDirect RDMA will not reach line rate; pick a GPU and a NIC under one PCIe switch (pdcheck devices)";
   }
   return note;
+}
+
+std::string read_sysfs_line(const std::string& path)
+{
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
 }
 
 } // namespace pdcheck::probe

@@ -48,6 +48,9 @@ std::optional<NearestGpu> nearest_gpu(const PciPlace& nic, const std::vector<Pci
 
 // Adapters over sysfs (`root` is "/sys" outside tests).
 
+/// The first line of a sysfs attribute, "" when it cannot be read.
+std::string read_sysfs_line(const std::string& path);
+
 /// Where RDMA device `ib_name` sits (realpath of class/infiniband/NAME/device);
 /// nullopt when sysfs does not show it (a soft device such as rxe).
 std::optional<PciPlace> rdma_device_place(const std::string& root, const std::string& ib_name);

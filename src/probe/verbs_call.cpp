@@ -11,7 +11,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 
 namespace pdcheck::probe::verbs {
 
@@ -215,14 +214,6 @@ std::string link_layer_str(int l)
   }
 }
 
-std::string read_sysfs(const std::string& path)
-{
-  std::ifstream in(path);
-  std::string s;
-  std::getline(in, s);
-  return s;
-}
-
 std::vector<GidEntry> gid_table(ibv_context* ctx, int port, int table_len)
 {
   std::vector<GidEntry> out;
@@ -243,7 +234,7 @@ std::vector<GidEntry> gid_table(ibv_context* ctx, int port, int table_len)
              : e.gid_type == IBV_GID_TYPE_ROCE_V1 ? GidType::roce_v1
                                                    : GidType::ib;
     if (e.ndev_ifindex != 0) {
-      g.netdev = read_sysfs(fmt::format("/sys/class/infiniband/{}/ports/{}/gid_attrs/ndevs/{}",
+      g.netdev = read_sysfs_line(fmt::format("/sys/class/infiniband/{}/ports/{}/gid_attrs/ndevs/{}",
                                         ibv_get_device_name(ctx->device), port, i));
     }
     if (!gid_is_zero(g.gid)) {
@@ -292,10 +283,9 @@ std::vector<DeviceInfo> list_rdma_devices()
     DeviceInfo d;
     d.name = ibv_get_device_name(dev);
     d.node_guid = fmt::format("{:016x}", be64toh(ibv_get_device_guid(dev)));
-    const std::string numa = read_sysfs(fmt::format("/sys/class/infiniband/{}/device/numa_node", d.name));
-    d.numa_node = numa.empty() ? -1 : std::atoi(numa.c_str());
     if (const auto place = rdma_device_place("/sys", d.name)) {
       d.pci_address = place->address;
+      d.numa_node = place->numa_node;
       if (const auto gpu = nearest_gpu(*place, gpus)) {
         d.nearest_gpu = gpu->address;
         d.nearest_gpu_affinity = affinity_name(gpu->affinity);
