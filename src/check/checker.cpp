@@ -3,7 +3,9 @@
 #include "core/rules.hpp"
 #include "plan/extra_state.hpp"
 #include "plan/meaning.hpp"
+#include "sglang/launch_flags.hpp"
 #include "sglang/side_layout.hpp"
+#include "util/spellcheck.hpp"
 #include "wire/registration.hpp"
 #include "wire/registration_codec.hpp"
 
@@ -76,6 +78,9 @@ void unified_memory_findings(const Side& side, std::vector<Finding>& out)
     f.where = fmt::format("{} startup: handle_unified_memory_pool", sglang::role_name(side.role));
     out.push_back(std::move(f));
   };
+  if (!side.profile.unified_memory) {
+    return; // no such flag yet: argparse_findings reports it
+  }
   if (!side.profile.unified_memory_pd) {
     add(fmt::format("SGLang {} does not accept --enable-unified-memory with PD disaggregation", side.profile.name),
         std::nullopt);
@@ -137,8 +142,83 @@ void dcp_findings(const Side& side, std::vector<Finding>& out)
   out.push_back(std::move(f));
 }
 
+/// The launch arguments as SGLang's argparse takes them (prepare_server_args,
+/// allow_abbrev on): an ambiguous abbreviation or a flag without its value stops
+/// the parser at once; unknown words are collected and rejected at the end.
+/// The flag list is SGLang main's; flags this side's release does not have yet
+/// (--enable-unified-memory before #33362) are unknown to it.
+void argparse_findings(const Side& side, std::vector<Finding>& out)
+{
+  const sglang::ServerArgs& a = side.args;
+  auto finding = [&](std::string message, std::string runtime, const std::string& origin) {
+    Finding f = side_finding(side, "startup-argparse", std::move(message));
+    f.runtime_error = std::move(runtime);
+    f.where = fmt::format("{} launch: argparse in prepare_server_args (exit status 2); flag list of "
+                          "python/sglang/srt/server_args.py @ {}",
+                          sglang::role_name(side.role), sglang::launch_flags_source().substr(0, 8));
+    f.evidence["origin"] = origin;
+    out.push_back(std::move(f));
+  };
+  if (a.argparse_stop) {
+    finding(fmt::format("{} ({}): SGLang exits at launch: {}", a.argparse_stop->flag, a.argparse_stop->origin,
+                        a.argparse_message),
+            "error: " + a.argparse_message, a.argparse_stop->origin);
+    return;
+  }
+  std::vector<sglang::ArgOrigin> rejected = a.unrecognized;
+  if (auto it = a.given.find("enable_unified_memory"); it != a.given.end() && !side.profile.unified_memory) {
+    rejected.push_back(it->second); // the flag arrived with #33362
+  }
+  if (rejected.empty()) {
+    return;
+  }
+  std::vector<std::string> words;
+  for (const sglang::ArgOrigin& w : rejected) {
+    words.push_back(w.flag);
+  }
+  std::string hint;
+  const std::vector<std::string> names = sglang::option_names();
+  for (const sglang::ArgOrigin& w : rejected) {
+    if (w.flag.rfind("--", 0) != 0) {
+      continue;
+    }
+    const std::string bare = w.flag.substr(0, w.flag.find('='));
+    if (auto near = closest_match(bare, names); near && *near != bare) {
+      hint = fmt::format("; did you mean {}?", *near);
+      break;
+    }
+  }
+  const bool too_new = !side.profile.unified_memory && a.given.count("enable_unified_memory") > 0;
+  finding(fmt::format("SGLang {} exits at launch: it does not know {} ({}){}{}", side.profile.name,
+                      fmt::join(words, " "), rejected.front().origin, hint,
+                      too_new ? "; --enable-unified-memory arrived with PR #33362 (0.5.18)" : ""),
+          "error: unrecognized arguments: " + fmt::format("{}", fmt::join(words, " ")), rejected.front().origin);
+}
+
+/// SGLang ignores SGLANG_* variables it does not read: a misspelt one leaves the
+/// default in force without a word.
+void env_findings(const Side& side, std::vector<Finding>& out)
+{
+  const std::vector<std::string> names = sglang::sglang_env_names();
+  for (const auto& [name, value] : side.args.env) {
+    if ((name.rfind("SGLANG_", 0) != 0 && name.rfind("SGL_", 0) != 0) || sglang::known_sglang_env(name)) {
+      continue;
+    }
+    const auto near = closest_match(name, names);
+    Finding f = side_finding(side, "unknown-env",
+                             fmt::format("SGLang reads no environment variable {}{}", name,
+                                         near ? fmt::format("; did you mean {}?", *near) : std::string()));
+    f.where = fmt::format("{} environment; names from python/sglang/srt/environ.py", sglang::role_name(side.role));
+    f.evidence["name"] = name;
+    f.evidence["value"] = value;
+    out.push_back(std::move(f));
+  }
+}
+
 void side_findings(const Side& side, const model::Layout& layout, std::vector<Finding>& out)
 {
+  argparse_findings(side, out);
+  env_findings(side, out);
   for (Finding f : layout.findings) {
     f.side = std::string(sglang::role_name(side.role));
     out.push_back(std::move(f));
@@ -163,13 +243,36 @@ void side_findings(const Side& side, const model::Layout& layout, std::vector<Fi
   }
   unified_memory_findings(side, out);
   dcp_findings(side, out);
+  if (!side.profile_assumption.empty()) {
+    Finding f = side_finding(side, "profile-assumed", side.profile_assumption);
+    f.where = fmt::format("pdcheck: release table (`pdcheck profiles`), {} side's sglang: {}", sglang::role_name(side.role),
+                          side.sglang);
+    f.evidence["sglang"] = side.sglang;
+    f.evidence["profile"] = side.profile.name;
+    f.evidence["confidence"] = side.profile_confidence;
+    out.push_back(std::move(f));
+  }
+  if (!side.model_path_conflict.empty()) {
+    Finding f = side_finding(side, "side-model-path", side.model_path_conflict);
+    f.where = fmt::format("{} side: model: and --model-path", sglang::role_name(side.role));
+    f.evidence["model"] = side.model.name;
+    f.evidence["model_path"] = side.args.model_path.value_or("");
+    out.push_back(std::move(f));
+  }
 }
 
-Finding bootstrap_finding(const Side& decode, std::string_view rule, std::string message, std::string runtime)
+// Where the decode checks the prefill's parallel info (disaggregation/common/conn.py
+// @ 0094505d): page size and KV dtype in try_ensure_parallel_info, the CP and PP
+// assertions and the TP warning in _resolve_rank_mapping.
+constexpr const char* k_parallel_info = "decode: CommonKVManager.try_ensure_parallel_info (disaggregation/common/conn.py)";
+constexpr const char* k_rank_mapping = "decode: CommonKVManager._resolve_rank_mapping (disaggregation/common/conn.py)";
+
+Finding bootstrap_finding(const Side& decode, std::string_view rule, std::string message, std::string runtime,
+                          const char* where = k_parallel_info)
 {
   Finding f = side_finding(decode, rule, std::move(message));
   f.runtime_error = std::move(runtime);
-  f.where = "decode: CommonKVReceiver.try_ensure_parallel_info";
+  f.where = where;
   return f;
 }
 
@@ -205,7 +308,7 @@ void bootstrap_findings(const Side& prefill, const Side& decode, const model::La
                                : fmt::format("Decode cp size ({}) should be equal to 1", d.attn_cp_size);
     out.push_back(bootstrap_finding(decode, "bootstrap-cp-size",
                                     fmt::format("decode attention CP size {} is not 1", d.attn_cp_size),
-                                    fmt::format("AssertionError: ('{}',)", text)));
+                                    fmt::format("AssertionError: ('{}',)", text), k_rank_mapping));
   }
   if (p.dcp_size > 1 && d.dcp_size != p.dcp_size) {
     Finding f = side_finding(decode, "dcp-topology",
@@ -220,7 +323,8 @@ void bootstrap_findings(const Side& prefill, const Side& decode, const model::La
     Finding f = bootstrap_finding(
       decode, "bootstrap-pp-size", fmt::format("decode pp size {} is neither prefill pp size {} nor 1", d.pp_size, p.pp_size),
       fmt::format("AssertionError: ('Decode pp size ({}) should be equal to prefill pp size ({}) or 1',)", d.pp_size,
-                  p.pp_size));
+                  p.pp_size),
+      k_rank_mapping);
     f.evidence["prefill"] = p.pp_size;
     f.evidence["decode"] = d.pp_size;
     out.push_back(std::move(f));
@@ -229,8 +333,8 @@ void bootstrap_findings(const Side& prefill, const Side& decode, const model::La
     Finding f = side_finding(decode, "bootstrap-tp-performance",
                              fmt::format("prefill attention TP {} != decode attention TP {}", pl.attn_tp_size,
                                          dl.attn_tp_size));
-    f.runtime_error = "Performance is NOT guaranteed when using different TP sizes for non-MLA models. ";
-    f.where = "decode: CommonKVReceiver (logged warning)";
+    f.logged_warning = "Performance is NOT guaranteed when using different TP sizes for non-MLA models. ";
+    f.where = k_rank_mapping;
     out.push_back(std::move(f));
   }
 }
@@ -273,6 +377,7 @@ struct ParsedRegistration
 {
   std::optional<wire::Registration> registration;
   std::optional<std::string> raised;
+  std::string raised_field; ///< SGLang's name of the frame whose parsing raised
   std::vector<std::string> notes;
 };
 
@@ -286,6 +391,7 @@ ParsedRegistration parse_as_prefill(wire::Backend backend, const wire::Frames& f
     out.registration = std::move(decoded.registration);
   } else if (decoded.problem) {
     out.raised = decoded.problem->what;
+    out.raised_field = decoded.problem->field;
   } else {
     out.raised = "the registration could not be parsed";
   }
@@ -339,6 +445,13 @@ Finding plan_error_finding(const plan::SglangError& e, const PairResult& pr, con
   f.runtime_error = e.rendered();
   f.where = fmt::format("prefill: {} backend, {}", backend_name(prefill.args.transfer_backend), e.function);
   f.side = "prefill";
+  if (!e.surfaced_as.empty()) {
+    // The full re-raised text repeats the error: evidence keeps it, the message says what it means.
+    f.message += fmt::format("; the prefill's transfer thread dies with it (bootstrap_port={}): every later request "
+                             "on that prefill fails",
+                             prefill.args.bootstrap_port);
+    f.evidence["surfaced_as"] = e.surfaced_as;
+  }
   return f;
 }
 
@@ -485,6 +598,12 @@ CheckResult run_check(const CheckInput& input)
     return result; // a side that cannot start transfers nothing
   }
   bootstrap_findings(prefill, decode, result.prefill_layout, result.decode_layout, out);
+  const bool bootstrap_refused = std::any_of(out.begin(), out.end(), [](const Finding& f) {
+    return f.kind == FindingKind::bootstrap && f.severity == Severity::error;
+  });
+  if (bootstrap_refused) {
+    return result; // the decode raises before it registers: nothing is transferred
+  }
 
   const int p_tp = result.prefill_layout.attn_tp_size;
   const int d_tp = result.decode_layout.attn_tp_size;
@@ -563,6 +682,15 @@ CheckResult run_check(const CheckInput& input)
                     wire::generation_name(wire::generation_for_profile(*backend, prefill.profile)),
                     dr.origin.empty() ? fmt::format(" (SGLang {})", decode.profile.name) : " from " + dr.origin));
       f.runtime_error = *parsed.raised;
+      const bool pointer_frame = parsed.raised_field.find("_ptrs") != std::string::npos;
+      if (dr.origin.empty() && pointer_frame) {
+        // The parser took pointer bytes for a count: the number in SGLang's text
+        // comes from the decode's real pointer, which pdcheck can only stand in for.
+        f.message += fmt::format("; the byte count in SGLang's message comes from the low 32 bits of the decode's "
+                                 "first {} value, so it differs on each server",
+                                 parsed.raised_field);
+        f.evidence["pointer_dependent"] = true;
+      }
       f.side = "prefill";
       f.decode_rank = d;
       f.backend = backend_name(prefill.args.transfer_backend);
@@ -613,6 +741,8 @@ CheckResult run_check(const CheckInput& input)
         if (in.backend == TransferBackend::mori) {
           in.src.layer_ids.clear(); // Mori registers and pairs without layer ids
         }
+        in.mla = prefill.model.hybrid_mla;
+        in.prefill_bootstrap_port = prefill.args.bootstrap_port;
         in.decode_attn_tp_size = dst_attn_tp;
         in.decode_rank = d;
         in.dst = dst;

@@ -704,6 +704,14 @@ Analysis nixl_tp(const json&)
                "This NIXL version cannot slice Mamba state across different TP sizes (added by PR #22240).");
 }
 
+Analysis mooncake_tp(const json&)
+{
+  return fixed({"attn_tp_mismatch", "backend_version_too_old"},
+               "This Mooncake version (before per-tensor state dims, PR #16056) cannot slice Mamba state across "
+               "different attention TP sizes of a non-MLA model; the prefill's transfer thread dies on the first "
+               "request.");
+}
+
 Analysis nixl_tp_other(const json& v)
 {
   return fixed({"attn_tp_mismatch"},
@@ -866,6 +874,8 @@ const std::vector<Known> k_known = {
   {"state-index-empty", Severity::error, "list index out of range", true, index_error},
   {"nixl-unequal-tp", Severity::error,
    "PD Disaggregation does NOT support PD different TP sizes for hybrid mamba models yet.", false, nixl_tp},
+  {"mooncake-unequal-tp-hybrid", Severity::error,
+   "PD Disaggregation does NOT support PD different TP sizes for non-MLA hybrid models yet.", false, mooncake_tp},
   {"extra-state-unequal-tp", Severity::error,
    "PD Disaggregation does NOT support PD different TP sizes for non-MLA {state_type:word} hybrid models yet.", false,
    nixl_tp_other},

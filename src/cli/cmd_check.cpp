@@ -80,6 +80,33 @@ std::vector<std::string> capture_files(const std::vector<std::string>& paths)
   return files;
 }
 
+bool same_file(const std::string& a, const std::string& b)
+{
+  std::error_code ec;
+  return a == b || std::filesystem::equivalent(a, b, ec);
+}
+
+/// PREFILL comes first: a decode side in the prefill's place (or a prefill in
+/// the decode's) would be checked with every role swapped.
+void refuse_misplaced_sides(const CheckOptions& o, const check::CheckInput& in)
+{
+  const bool prefill_is_decode = in.prefill.role == sglang::Role::decode;
+  const bool decode_is_prefill = !o.decode_file.empty() && in.decode.role == sglang::Role::prefill;
+  if (prefill_is_decode && decode_is_prefill) {
+    throw InputError("check", fmt::format("the sides are swapped: {} is the decode side and {} the prefill side; "
+                                          "run pdcheck check {} {}",
+                                          o.prefill_file, o.decode_file, o.decode_file, o.prefill_file));
+  }
+  if (prefill_is_decode) {
+    throw InputError(o.prefill_file, "is a decode side (role: decode) given as PREFILL; pdcheck check takes PREFILL, "
+                                     "then DECODE");
+  }
+  if (decode_is_prefill) {
+    throw InputError(o.decode_file, "is a prefill side (role: prefill) given as DECODE; pdcheck check takes PREFILL, "
+                                    "then DECODE");
+  }
+}
+
 check::CheckInput gather_inputs(const CheckOptions& o)
 {
   check::CheckInput in;
@@ -92,10 +119,16 @@ check::CheckInput gather_inputs(const CheckOptions& o)
     if (o.decode_file.empty() && o.decode_captures.empty()) {
       throw InputError("check", "expected two side files: PREFILL DECODE (or PREFILL --decode-capture FILE)");
     }
+    if (!o.decode_file.empty() && same_file(o.prefill_file, o.decode_file)) {
+      throw InputError("check", fmt::format("the same side file given twice ({}); give the prefill side, then the "
+                                            "decode side",
+                                            o.decode_file));
+    }
     in.prefill = io::load_side_file(o.prefill_file);
     if (!o.decode_file.empty()) {
       in.decode = io::load_side_file(o.decode_file);
     }
+    refuse_misplaced_sides(o, in);
   } else if (args) {
     if (o.prefill_args.empty() || o.decode_args.empty()) {
       throw InputError("check", "--prefill-args and --decode-args go together");

@@ -22,7 +22,8 @@ struct Finding
   FindingKind kind = FindingKind::startup;
   Severity severity = Severity::error;
   std::string message;                      ///< one line, with the numbers
-  std::optional<std::string> runtime_error; ///< exact text SGLang raises or logs, if any
+  std::optional<std::string> runtime_error; ///< exact text SGLang raises, with its Python class, if any
+  std::optional<std::string> logged_warning; ///< exact text SGLang only logs (the server goes on), if any
   std::string where;                        ///< side / backend / SGLang function
   std::string side;                         ///< "prefill", "decode" or "" for pair findings
   std::optional<int> prefill_rank;

@@ -239,6 +239,43 @@ const std::vector<Rule> k_rules = {
    "DCP-aware PD transfer (SGLang PR #32837) supports prefill DCP 1 -> decode DCP N and equal DCP sizes on both "
    "sides; prefill DCP N -> decode DCP 1, or two different sizes above 1, have no relayout and the transfer fails.",
    "Use --dcp-size 1 on the prefill, or the same --dcp-size on both sides."},
+  // --- what pdcheck had to assume or could not read ------------------------------
+  {"profile-assumed", FindingKind::startup, Severity::warning,
+   "the SGLang release is not in pdcheck's table: a neighbouring release's behaviour is assumed",
+   "pdcheck models SGLang release by release (`pdcheck profiles`). A release it has no row for (a newer release, a "
+   "release candidate, a nightly build) is checked with the nearest known release's behaviour: the same release for "
+   "a pre-release, else the newest known release not after it. The verdict holds only as far as that release "
+   "behaves the same.",
+   "Name a release pdcheck knows in `sglang:` when you can, or read the PD changes between the two releases in "
+   "SGLang's history before trusting the verdict."},
+  {"side-model-path", FindingKind::startup, Severity::warning,
+   "a side's model: and its --model-path name different models",
+   "pdcheck derives the state layout from the side file's model:, but SGLang serves what --model-path names. When "
+   "the two disagree, the check is about a model the server does not run.",
+   "Make model: name the same model as --model-path (a catalog name, HF repo id or a copy of its config.json), or "
+   "drop model: so pdcheck reads --model-path."},
+  {"startup-argparse", FindingKind::startup, Severity::error,
+   "SGLang's argument parser rejects the launch arguments",
+   "SGLang parses its command line with Python's argparse (abbreviations allowed). A unique prefix of a flag is "
+   "that flag, an ambiguous prefix and an unknown flag make the server exit at launch with status 2 and argparse's "
+   "message. pdcheck runs the same rules over the flag list of SGLang's server_args.py.",
+   "Spell the flag out in full (see the did-you-mean), or remove it when this SGLang release has no such flag."},
+  {"unknown-env", FindingKind::startup, Severity::warning,
+   "an SGLANG_* environment variable SGLang does not read",
+   "SGLang ignores environment variables it does not know, so a misspelt SGLANG_* variable silently leaves the "
+   "default in force.",
+   "Check the spelling against the did-you-mean, or remove the variable."},
+  {"mooncake-unequal-tp-hybrid", FindingKind::transfer, Severity::error,
+   "this SGLang's Mooncake backend refuses unequal attention TP for non-MLA hybrid models",
+   "Before per-tensor state dims (PR #16056) Mooncake could not reslice Mamba state: at unequal attention TP on a "
+   "non-MLA hybrid model transfer_worker raises after the last KV chunk, before the state send, and the transfer "
+   "thread dies with it: every request fails.",
+   "Use equal attention TP on both sides, or upgrade both sides to a release with state dims (0.5.9 or later)."},
+  {"mori-descriptor-count", FindingKind::transfer, Severity::error,
+   "Mori: the two sides registered different numbers of state descriptors",
+   "Mori pairs the prefill's and the decode's state descriptors by position and refuses to send when their counts "
+   "differ, which happens when the PP stages of the two sides hold different numbers of state layers.",
+   "Give both sides the same --pp-size (and SGLANG_PP_LAYER_PARTITION), or use pp 1 on the decode."},
 };
 
 } // namespace

@@ -1,6 +1,7 @@
 #include "io/side_file.hpp"
 
 #include "io/model_loader.hpp"
+#include "model/catalog.hpp"
 #include "io/sglang_config.hpp"
 #include "util/error.hpp"
 #include "util/spellcheck.hpp"
@@ -99,13 +100,13 @@ struct SideInputs
   std::string origin; ///< side file path or a description such as "--prefill-args"
 };
 
-const sglang::Profile& resolve_profile(const SideInputs& in)
+sglang::ProfileMatch resolve_profile(const SideInputs& in)
 {
   if (in.sglang.empty()) {
-    return sglang::default_profile();
+    return sglang::ProfileMatch{&sglang::default_profile(), {}, {}};
   }
-  if (const sglang::Profile* p = sglang::find_profile(in.sglang)) {
-    return *p;
+  if (sglang::ProfileMatch m = sglang::resolve_profile(in.sglang); m.profile != nullptr) {
+    return m;
   }
   const std::vector<std::string> names = sglang::profile_names();
   // Neighbouring release numbers are not typos of each other: suggest only for names.
@@ -114,6 +115,58 @@ const sglang::Profile& resolve_profile(const SideInputs& in)
                             (s.size() > 1 && (s[0] == 'v' || s[0] == 'V') && std::isdigit(static_cast<unsigned char>(s[1])));
   throw InputError(in.sglang_where, "sglang: unknown profile or version '" + s + "'" +
                                         (version_like ? "" : did_you_mean(s, names)) + "; known: " + join(names));
+}
+
+std::string lower_basename(std::string_view path)
+{
+  while (!path.empty() && path.back() == '/') {
+    path.remove_suffix(1);
+  }
+  if (const std::size_t slash = path.rfind('/'); slash != std::string_view::npos) {
+    path.remove_prefix(slash + 1);
+  }
+  std::string out;
+  for (char c : path) {
+    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+/// Why model: and --model-path name different models ("" when they agree or
+/// when pdcheck cannot tell). --model-path is read when pdcheck can read it (a
+/// catalog name, HF repo id or local directory); a server-side path it cannot
+/// read is compared by name with a catalog model: only.
+std::string model_path_conflict(const model::ModelSpec& spec, const SideInputs& in, const std::string& model_path)
+{
+  if (model_path == in.model) {
+    return "";
+  }
+  std::optional<model::ModelSpec> served;
+  try {
+    served = load_model(model_path, in.base_dir);
+  } catch (const InputError&) {
+    served.reset();
+  }
+  if (served) {
+    if (served->architecture == spec.architecture && served->num_hidden_layers == spec.num_hidden_layers &&
+        served->state_layer_ids == spec.state_layer_ids && served->intermediate_size == spec.intermediate_size &&
+        served->num_heads == spec.num_heads && served->head_dim == spec.head_dim) {
+      return "";
+    }
+    return "model: " + in.model + " (" + spec.architecture + ", " + std::to_string(spec.num_hidden_layers) +
+           " layers) but --model-path " + model_path + " is " + served->name + " (" + served->architecture + ", " +
+           std::to_string(served->num_hidden_layers) + " layers); pdcheck checks model:";
+  }
+  const model::CatalogEntry* entry = model::find_catalog_entry(in.model);
+  if (entry == nullptr) {
+    return ""; // two paths pdcheck cannot compare
+  }
+  const std::string served_name = lower_basename(model_path);
+  if (served_name == lower_basename(entry->hf_repo) || served_name == lower_basename(entry->name)) {
+    return "";
+  }
+  return "model: " + in.model + " (" + std::string(entry->hf_repo) + ") but --model-path " + model_path +
+         " names another model; pdcheck checks model:";
 }
 
 /// Fills role, profile and model of a side whose arguments are parsed, checking
@@ -136,7 +189,10 @@ void finish_side(Side& side, const SideInputs& in)
   }
 
   side.sglang = in.sglang;
-  side.profile = resolve_profile(in);
+  const sglang::ProfileMatch match = resolve_profile(in);
+  side.profile = *match.profile;
+  side.profile_assumption = match.assumption;
+  side.profile_confidence = std::string(sglang::mapping_confidence(match));
 
   std::string ref = in.model;
   std::string ref_where = in.model_where;
@@ -156,6 +212,9 @@ void finish_side(Side& side, const SideInputs& in)
       throw InputError(ref_where, std::string("model: ") + e.what());
     }
     throw;
+  }
+  if (!in.model.empty() && side.args.model_path) {
+    side.model_path_conflict = model_path_conflict(side.model, in, *side.args.model_path);
   }
 }
 

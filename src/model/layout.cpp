@@ -4,7 +4,9 @@
 
 #include <fmt/format.h>
 
+#include <limits>
 #include <numeric>
+#include <string_view>
 
 namespace pdcheck::model {
 
@@ -147,7 +149,8 @@ std::vector<StateTensor> state_tensors(const LayoutInput& in, int tp, std::vecto
   return tensors;
 }
 
-RankLayout build_rank(const LayoutInput& in, const std::vector<StateTensor>& tensors, int attn_tp_rank, int pp_rank)
+RankLayout build_rank(const LayoutInput& in, const std::vector<StateTensor>& tensors, const std::vector<int>& stage_sizes,
+                      int attn_tp_rank, int pp_rank)
 {
   RankLayout r;
   r.attn_tp_rank = attn_tp_rank;
@@ -155,7 +158,7 @@ RankLayout build_rank(const LayoutInput& in, const std::vector<StateTensor>& ten
   r.tensors = tensors;
   r.unified = in.enable_unified_memory;
 
-  const auto [start, end] = pp_layer_range(in.model.num_hidden_layers, pp_rank, in.pp_size, in.pp_layer_partition);
+  const auto [start, end] = pp_layer_range(stage_sizes, pp_rank);
   for (int id : in.model.state_layer_ids) {
     if (id >= start && id < end) {
       r.layer_ids.push_back(id);
@@ -234,29 +237,122 @@ int attention_tp_size(int tp_size, int dp_size, bool enable_dp_attention, int at
   return tp_size / attn_dp / attn_cp_size;
 }
 
-std::pair<int, int> pp_layer_range(int num_layers, int pp_rank, int pp_size, const std::vector<int>& partition)
+namespace {
+
+bool is_python_space(char c)
 {
-  std::vector<int> sizes;
-  if (!partition.empty()) {
-    sizes = partition;
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/// Python's int(text) for decimal text: surrounding whitespace, a sign, and
+/// single underscores between digits are accepted; nullopt where int() raises.
+std::optional<long long> python_int(std::string_view text)
+{
+  while (!text.empty() && is_python_space(text.front())) {
+    text.remove_prefix(1);
+  }
+  while (!text.empty() && is_python_space(text.back())) {
+    text.remove_suffix(1);
+  }
+  bool negative = false;
+  if (!text.empty() && (text.front() == '+' || text.front() == '-')) {
+    negative = text.front() == '-';
+    text.remove_prefix(1);
+  }
+  if (text.empty() || text.front() == '_' || text.back() == '_') {
+    return std::nullopt;
+  }
+  long long value = 0;
+  char previous = 0;
+  for (char c : text) {
+    if (c == '_') {
+      if (previous == '_') {
+        return std::nullopt;
+      }
+    } else if (c >= '0' && c <= '9') {
+      if (value > (std::numeric_limits<long long>::max() - (c - '0')) / 10) {
+        return std::nullopt; // a layer count this large is no partition pdcheck can model
+      }
+      value = value * 10 + (c - '0');
+    } else {
+      return std::nullopt;
+    }
+    previous = c;
+  }
+  return negative ? -value : value;
+}
+
+} // namespace
+
+PpStageSizes pp_stage_sizes(int num_layers, int pp_size, sglang::PpSplit split,
+                            const std::optional<std::string>& partition)
+{
+  PpStageSizes out;
+  if (pp_size <= 0) {
+    return out;
+  }
+  if (partition) {
+    // SGLang: [int(layer) for layer in text.split(",")], then two checks.
+    std::vector<long long> values;
+    std::size_t pos = 0;
+    while (true) {
+      const std::size_t comma = partition->find(',', pos);
+      const std::string_view item = std::string_view(*partition).substr(
+        pos, comma == std::string::npos ? std::string::npos : comma - pos);
+      const std::optional<long long> v = python_int(item);
+      if (!v) {
+        out.value_error = fmt::format("Invalid partition string: {}", *partition);
+        return out;
+      }
+      values.push_back(*v);
+      if (comma == std::string::npos) {
+        break;
+      }
+      pos = comma + 1;
+    }
+    if (static_cast<long long>(values.size()) != pp_size) {
+      out.value_error = fmt::format("len(partitions)={} does not match pp_size={}.", values.size(), pp_size);
+      return out;
+    }
+    long long sum = 0;
+    for (long long v : values) {
+      sum += v;
+    }
+    if (sum != num_layers) {
+      out.value_error = fmt::format("sum(partitions)={} does not match num_hidden_layers={}.", sum, num_layers);
+      return out;
+    }
+    for (long long v : values) {
+      out.sizes.push_back(static_cast<int>(v)); // each is within [sum - ..]: checked by the sum above
+    }
+    return out;
+  }
+  const int base = num_layers / pp_size;
+  const int remainder = num_layers % pp_size;
+  out.sizes.assign(static_cast<std::size_t>(pp_size), base);
+  if (split == sglang::PpSplit::last_takes_remainder) {
+    out.sizes.back() += remainder;
   } else {
-    // Even split; the remainder goes to the stages just before the last one,
-    // which keeps the last stage (with the LM head) lighter.
-    sizes.assign(static_cast<std::size_t>(pp_size), num_layers / pp_size);
-    const int remainder = num_layers % pp_size;
-    for (int i = 2; i < remainder + 2; ++i) {
-      sizes[static_cast<std::size_t>(pp_size - i)] += 1;
+    for (int i = pp_size - remainder; i < pp_size; ++i) {
+      out.sizes[static_cast<std::size_t>(i)] += 1;
     }
   }
-  const int start = std::accumulate(sizes.begin(), sizes.begin() + pp_rank, 0);
-  return {start, start + sizes[static_cast<std::size_t>(pp_rank)]};
+  return out;
+}
+
+std::pair<int, int> pp_layer_range(const std::vector<int>& stage_sizes, int pp_rank)
+{
+  const int start = std::accumulate(stage_sizes.begin(), stage_sizes.begin() + pp_rank, 0);
+  return {start, start + stage_sizes[static_cast<std::size_t>(pp_rank)]};
 }
 
 RankLayout compute_rank_layout(const LayoutInput& input, int attn_tp_rank, int pp_rank)
 {
   const int tp = attention_tp_size(input.tp_size, input.dp_size, input.enable_dp_attention, input.attn_cp_size);
   std::vector<Finding> ignored;
-  return build_rank(input, state_tensors(input, tp > 0 ? tp : 1, ignored), attn_tp_rank, pp_rank);
+  const PpStageSizes stages =
+    pp_stage_sizes(input.model.num_hidden_layers, input.pp_size, input.profile.pp_split, input.pp_layer_partition);
+  return build_rank(input, state_tensors(input, tp > 0 ? tp : 1, ignored), stages.sizes, attn_tp_rank, pp_rank);
 }
 
 Layout compute_layout(const LayoutInput& input)
@@ -273,7 +369,7 @@ Layout compute_layout(const LayoutInput& input)
       "startup-parallel-sizes",
       fmt::format("tp size {} is not divisible by attention DP size {} times attention CP size {}", input.tp_size,
                   attn_dp, input.attn_cp_size));
-    f.where = "SGLang startup: compute_dp_attention_world_info";
+    f.where = "SGLang startup: handle_data_parallelism (arg_groups/parallel_hook.py) and the attention world sizes";
     f.evidence["tp_size"] = input.tp_size;
     f.evidence["attn_dp_size"] = attn_dp;
     f.evidence["attn_cp_size"] = input.attn_cp_size;
@@ -283,16 +379,22 @@ Layout compute_layout(const LayoutInput& input)
   layout.attn_tp_size = attention_tp_size(input.tp_size, input.dp_size, input.enable_dp_attention, input.attn_cp_size);
 
   const int layers = input.model.num_hidden_layers;
-  const bool partition_ok = input.pp_layer_partition.empty() ||
-                            (static_cast<int>(input.pp_layer_partition.size()) == input.pp_size &&
-                             std::accumulate(input.pp_layer_partition.begin(), input.pp_layer_partition.end(), 0) == layers);
-  if (input.pp_size > layers || !partition_ok) {
+  const PpStageSizes stages = pp_stage_sizes(layers, input.pp_size, input.profile.pp_split, input.pp_layer_partition);
+  if (stages.value_error || (!input.pp_layer_partition && input.pp_size > layers)) {
     Finding f = make_finding("startup-pp-layers",
-                             partition_ok ? fmt::format("pp size {} exceeds the model's {} layers", input.pp_size, layers)
-                                          : fmt::format("SGLANG_PP_LAYER_PARTITION does not split {} layers into {} stages", layers, input.pp_size));
-    f.where = "SGLang startup: get_pp_indices";
+                             stages.value_error
+                               ? fmt::format("SGLANG_PP_LAYER_PARTITION='{}' does not split {} layers into {} stages",
+                                             *input.pp_layer_partition, layers, input.pp_size)
+                               : fmt::format("pp size {} exceeds the model's {} layers", input.pp_size, layers));
+    if (stages.value_error) {
+      f.runtime_error = "ValueError: " + *stages.value_error;
+    }
+    f.where = "SGLang startup (every rank): get_pp_indices, python/sglang/srt/distributed/utils.py";
     f.evidence["pp_size"] = input.pp_size;
     f.evidence["num_hidden_layers"] = layers;
+    if (input.pp_layer_partition) {
+      f.evidence["SGLANG_PP_LAYER_PARTITION"] = *input.pp_layer_partition;
+    }
     layout.findings.push_back(std::move(f));
     return layout;
   }
@@ -305,7 +407,7 @@ Layout compute_layout(const LayoutInput& input)
   layout.ranks.reserve(static_cast<std::size_t>(input.pp_size) * static_cast<std::size_t>(layout.attn_tp_size));
   for (int pp = 0; pp < input.pp_size; ++pp) {
     for (int rank = 0; rank < layout.attn_tp_size; ++rank) {
-      layout.ranks.push_back(build_rank(input, tensors, rank, pp));
+      layout.ranks.push_back(build_rank(input, tensors, stages.sizes, rank, pp));
     }
   }
   return layout;

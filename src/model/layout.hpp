@@ -6,6 +6,7 @@
 #include "sglang/profile.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,9 @@ struct LayoutInput
   bool enable_dp_attention = false;
   int attn_cp_size = 1;
   int pp_size = 1;
-  std::vector<int> pp_layer_partition; ///< SGLANG_PP_LAYER_PARTITION, empty = even split
+  /// SGLANG_PP_LAYER_PARTITION as set (even an empty value counts: SGLang reads
+  /// it whenever it is set); nullopt = not set, the profile's even split.
+  std::optional<std::string> pp_layer_partition;
   Dtype conv_dtype = Dtype::bfloat16;
   Dtype ssm_dtype = Dtype::float32;
   bool enable_unified_memory = false;
@@ -91,8 +94,20 @@ struct Layout
 /// attn_tp = tp / (dp if DP attention) / attention CP, as SGLang computes it.
 int attention_tp_size(int tp_size, int dp_size, bool enable_dp_attention, int attn_cp_size);
 
-/// Global layer range [start, end) of a PP stage, as SGLang's get_pp_indices.
-std::pair<int, int> pp_layer_range(int num_layers, int pp_rank, int pp_size, const std::vector<int>& partition);
+/// The layer count of every PP stage, as SGLang's get_pp_indices
+/// (python/sglang/srt/distributed/utils.py) computes it for this profile, or the
+/// ValueError it raises for a bad SGLANG_PP_LAYER_PARTITION (exact text, without
+/// the class name).
+struct PpStageSizes
+{
+  std::vector<int> sizes;
+  std::optional<std::string> value_error;
+};
+PpStageSizes pp_stage_sizes(int num_layers, int pp_size, sglang::PpSplit split,
+                            const std::optional<std::string>& partition);
+
+/// Global layer range [start, end) of stage `pp_rank` given every stage's size.
+std::pair<int, int> pp_layer_range(const std::vector<int>& stage_sizes, int pp_rank);
 
 /// Derives the layout. Pure; never throws for domain problems (they become findings).
 Layout compute_layout(const LayoutInput& input);

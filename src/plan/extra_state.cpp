@@ -23,7 +23,7 @@ std::string upper(std::string_view s)
 
 SglangError runtime_error(std::string message, std::string function, std::string rule)
 {
-  return SglangError{"RuntimeError", std::move(message), std::move(function), std::move(rule)};
+  return SglangError{"RuntimeError", std::move(message), std::move(function), std::move(rule), {}};
 }
 
 // The wording shared by Mooncake's maybe_send_extra and NIXL's (f-string with

@@ -16,7 +16,12 @@ const char* k_mooncake_layout_error =
 
 SglangError raise(std::string cls, std::string message, std::string function, std::string rule)
 {
-  return SglangError{std::move(cls), std::move(message), std::move(function), std::move(rule)};
+  SglangError e;
+  e.python_class = std::move(cls);
+  e.message = std::move(message);
+  e.function = std::move(function);
+  e.rule = std::move(rule);
+  return e;
 }
 
 std::int64_t at(const std::vector<std::uint64_t>& v, int i)
@@ -24,11 +29,16 @@ std::int64_t at(const std::vector<std::uint64_t>& v, int i)
   return static_cast<std::int64_t>(v.at(static_cast<std::size_t>(i)));
 }
 
-/// Entry pairing as the prefill's generation does it.
-Outcome<EntryPairs> pair_entries(const PairInput& in, const std::string& function)
+/// Entry pairing as the prefill's generation does it. Before per-component
+/// metadata (pre-dims and flat Mooncake) the whole-item loop walks the decode's
+/// pointers (`decode_driven`).
+Outcome<EntryPairs> pair_entries(const PairInput& in, const std::string& function, bool decode_driven = false)
 {
   const int n_src = static_cast<int>(in.src.item_lens.size());
   const int n_dst = in.dst.num_entries;
+  if (decode_driven) {
+    return decode_driven_entry_pairs(n_src, n_dst, function);
+  }
   if (!in.prefill_profile.state_layer_ids) {
     return positional_entry_pairs(n_src, n_dst, function);
   }
@@ -57,7 +67,8 @@ void mooncake_whole(const PairInput& in, PairPlan& plan)
     plan.error = raise("AssertionError", "Mamba should have single state index", plan.function, "state-index-count");
     return;
   }
-  auto pairs = pair_entries(in, plan.function);
+  const bool decode_driven = in.prefill_profile.mooncake_format != RegistrationFormat::components;
+  auto pairs = pair_entries(in, plan.function, decode_driven);
   if (auto* e = std::get_if<SglangError>(&pairs)) {
     plan.error = *e;
     return;
@@ -76,7 +87,8 @@ void mooncake_whole(const PairInput& in, PairPlan& plan)
     }
   }
   plan.path = PlanPath::whole_item;
-  whole_item_copies(in, pair_list, false, plan);
+  // dst_state_ptr + src item length * dst index, in every generation.
+  whole_item_copies(in, pair_list, true, plan);
 }
 
 void slice_copies(const PairInput& in, const EntryPairs& pairs, bool subgroups_and_outer, PairPlan& plan)
@@ -150,12 +162,27 @@ void mooncake_plan(const PairInput& in, PairPlan& plan)
 {
   const sglang::Profile& p = in.prefill_profile;
   const bool unequal_tp = in.prefill_attn_tp_size != in.decode_attn_tp_size;
+  if (p.mooncake_format == RegistrationFormat::no_state_lens && unequal_tp && !in.mla) {
+    // transfer_worker, after the last KV chunk and before maybe_send_extra; its
+    // handler turns it into the transfer thread's death.
+    plan.function = "transfer_worker";
+    plan.error = raise("RuntimeError",
+                       "PD Disaggregation does NOT support PD different TP sizes for non-MLA hybrid models yet.",
+                       plan.function, "mooncake-unequal-tp-hybrid");
+    plan.error->surfaced_as = fmt::format("RuntimeError: Transfer thread failed because of {}. Prefill instance with "
+                                          "bootstrap_port={} is dead.",
+                                          plan.error->message, in.prefill_bootstrap_port);
+    return;
+  }
   if (p.unified_unequal_tp && !in.src.unified && in.dst.unified_layout_sent) {
     plan.function = "_validate_unified_peer_layout";
     plan.error = raise("RuntimeError", "Both PD peers must enable unified memory", plan.function, "unified-one-side");
     return;
   }
-  if (in.src.unified && unequal_tp) {
+  // _validate_envelope_kv_layout is reached from send_kvcache only, which an
+  // unequal-TP pair takes for MLA models alone; a non-MLA pair goes on to the
+  // layout check below (SGLang's source at v0.5.20, docs/sglang-decisions.md).
+  if (in.src.unified && unequal_tp && (in.mla || p.unified_unequal_tp)) {
     plan.function = p.unified_unequal_tp ? "_validate_unified_peer_layout" : "_validate_envelope_kv_layout";
     plan.error =
       p.unified_unequal_tp
@@ -191,10 +218,40 @@ void mooncake_plan(const PairInput& in, PairPlan& plan)
   }
 }
 
-void mori_plan(const PairInput& in, PairPlan& plan)
+/// Mori before the per-component refactor (one state_type, v0.5.11): the
+/// descriptor checks of send_state, then the same single-index mamba path.
+bool mori_flat_checks(const PairInput& in, PairPlan& plan)
 {
   plan.function = "send_state";
-  if (in.src.num_components != in.dst.num_components) {
+  const int n_src = static_cast<int>(in.src.item_lens.size());
+  const int n_dst = in.dst.num_entries;
+  if (n_dst == 0) {
+    plan.error = raise("RuntimeError",
+                       fmt::format("PD state transfer failed: remote peer has no state descriptors (state_type=mamba, "
+                                   "prefill_tp_size={}, decode_tp_size={})",
+                                   in.prefill_attn_tp_size, in.decode_attn_tp_size),
+                       plan.function, "mori-descriptor-count");
+    return false;
+  }
+  if (n_src != n_dst) {
+    plan.error = raise("RuntimeError",
+                       fmt::format("PD state transfer failed: state descriptor count mismatch (local={}, remote={}), "
+                                   "likely PP configuration mismatch (state_type=mamba)",
+                                   n_src, n_dst),
+                       plan.function, "mori-descriptor-count");
+    return false;
+  }
+  return true;
+}
+
+void mori_plan(const PairInput& in, PairPlan& plan)
+{
+  if (in.prefill_profile.mooncake_format == RegistrationFormat::flat && !mori_flat_checks(in, plan)) {
+    return;
+  }
+  plan.function = "send_state";
+  const bool flat = in.prefill_profile.mooncake_format == RegistrationFormat::flat;
+  if (!flat && in.src.num_components != in.dst.num_components) {
     plan.error = raise("RuntimeError",
                        fmt::format("PD state transfer failed: state component count mismatch (local={}, remote={})",
                                    in.src.num_components, in.dst.num_components),
@@ -240,7 +297,7 @@ void nixl_plan(const PairInput& in, PairPlan& plan)
   const bool unequal_tp = in.prefill_attn_tp_size != in.decode_attn_tp_size;
   plan.function = "_send_mamba_state";
   if (unequal_tp && !in.prefill_profile.nixl_dims) {
-    plan.function = "send_state";
+    plan.function = "maybe_send_extra";
     plan.error = raise("RuntimeError",
                        "PD Disaggregation does NOT support PD different TP sizes for hybrid mamba models yet.",
                        plan.function, "nixl-unequal-tp");
@@ -250,7 +307,12 @@ void nixl_plan(const PairInput& in, PairPlan& plan)
     plan.error = raise("AssertionError", "Mamba should have single state index", plan.function, "state-index-count");
     return;
   }
-  auto pairs = positional_entry_pairs(static_cast<int>(in.src.item_lens.size()), in.dst.num_entries, plan.function);
+  // NIXL pairs by layer id once registrations carry them (positional fallback
+  // only at PP 1), and before that walks the decode's entries by position.
+  auto pairs = in.prefill_profile.state_layer_ids
+                 ? pair_entries(in, plan.function)
+                 : decode_driven_entry_pairs(static_cast<int>(in.src.item_lens.size()), in.dst.num_entries,
+                                             plan.function);
   if (auto* e = std::get_if<SglangError>(&pairs)) {
     plan.error = *e;
     return;
@@ -331,7 +393,15 @@ PairPlan build_pair_plan(const PairInput& in)
   switch (in.backend) {
   case TransferBackend::mori: mori_plan(in, plan); break;
   case TransferBackend::nixl: nixl_plan(in, plan); break;
-  default: mooncake_plan(in, plan); break;
+  default:
+    mooncake_plan(in, plan);
+    if (plan.error && plan.error->surfaced_as.empty()) {
+      // transfer_worker's handler re-raises whatever the state send raised.
+      plan.error->surfaced_as = fmt::format("RuntimeError: Transfer thread failed because of {}. Prefill instance "
+                                            "with bootstrap_port={} is dead.",
+                                            plan.error->message, in.prefill_bootstrap_port);
+    }
+    break;
   }
   if (plan.error) {
     plan.copies.clear();

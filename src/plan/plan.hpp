@@ -55,6 +55,8 @@ struct PairInput
   StateMetadata dst;
   std::int64_t src_slot = 3;
   std::int64_t dst_slot = 5;
+  bool mla = false;                ///< the prefill's attention is MLA (SGLang's is_mla_backend)
+  int prefill_bootstrap_port = 8998; ///< named in the transfer thread's death message
   int src_index_count = 1; ///< prefill's own state index list length
   int dst_index_count = 1; ///< dst_state_indices length for the Mamba component
 };

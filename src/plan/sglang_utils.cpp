@@ -11,7 +11,7 @@ namespace {
 
 SglangError error(std::string cls, std::string message, std::string function, std::string rule)
 {
-  return SglangError{std::move(cls), std::move(message), std::move(function), std::move(rule)};
+  return SglangError{std::move(cls), std::move(message), std::move(function), std::move(rule), {}};
 }
 
 } // namespace
@@ -34,14 +34,14 @@ Outcome<EntryPairs> build_transfer_entry_pairs(const std::vector<std::uint64_t>&
   bool use_ids = src_has && dst_has;
   if (src_has != dst_has) {
     if (!allow_positional_fallback) {
-      return error("ValueError", "Layer metadata must be provided by both PD peers or neither", fn, "layer-pairing");
+      return error("RuntimeError", "Layer metadata must be provided by both PD peers or neither", fn, "layer-pairing");
     }
     use_ids = false; // with the positional fallback both sides' ids are dropped
   }
   EntryPairs pairs;
   if (use_ids) {
     if (static_cast<int>(src_ids.size()) != n_src || static_cast<int>(dst_ids.size()) != n_dst) {
-      return error("ValueError",
+      return error("RuntimeError",
                    fmt::format("Layer metadata length must match transfer entries: src metadata={} entries={}, dst "
                                "metadata={} entries={}",
                                src_ids.size(), n_src, dst_ids.size(), n_dst),
@@ -55,7 +55,7 @@ Outcome<EntryPairs> build_transfer_entry_pairs(const std::vector<std::uint64_t>&
     for (int i = 0; i < n_src; ++i) {
       auto it = dst_by_id.find(src_ids[static_cast<std::size_t>(i)]);
       if (it == dst_by_id.end() || it->second.empty()) {
-        return error("ValueError",
+        return error("RuntimeError",
                      fmt::format("Decode peer is missing a transfer entry for model layer {}",
                                  src_ids[static_cast<std::size_t>(i)]),
                      fn, "layer-pairing");
@@ -66,7 +66,7 @@ Outcome<EntryPairs> build_transfer_entry_pairs(const std::vector<std::uint64_t>&
     return pairs;
   }
   if (n_dst < n_src || (n_src != n_dst && !allow_positional_fallback)) {
-    return error("ValueError",
+    return error("RuntimeError",
                  fmt::format("PP-heterogeneous transfer requires layer ids on both peers; got src={} dst={} entries",
                              n_src, n_dst),
                  fn, "layer-pairing");
@@ -84,6 +84,18 @@ Outcome<EntryPairs> positional_entry_pairs(int n_src, int n_dst, const std::stri
   }
   EntryPairs pairs;
   for (int i = 0; i < n_src; ++i) {
+    pairs.emplace_back(i, i);
+  }
+  return pairs;
+}
+
+Outcome<EntryPairs> decode_driven_entry_pairs(int n_src, int n_dst, const std::string& function)
+{
+  if (n_dst > n_src) {
+    return error("IndexError", "list index out of range", function, "layer-pairing");
+  }
+  EntryPairs pairs;
+  for (int i = 0; i < n_dst; ++i) {
     pairs.emplace_back(i, i);
   }
   return pairs;

@@ -22,6 +22,10 @@ struct SglangError
   std::string message;
   std::string function; ///< SGLang function that raises it
   std::string rule;     ///< pdcheck rule id
+  /// What the operator's log shows when a handler re-raises it (e.g. Mooncake's
+  /// transfer thread: "RuntimeError: Transfer thread failed because of ...");
+  /// empty when the error surfaces as itself.
+  std::string surfaced_as;
 
   std::string rendered() const { return python_class + ": " + message; }
 };
@@ -41,6 +45,11 @@ Outcome<EntryPairs> build_transfer_entry_pairs(const std::vector<std::uint64_t>&
 /// Pairing in generations without layer ids: entry i with entry i; a decode with
 /// fewer entries raises IndexError inside the send loop.
 Outcome<EntryPairs> positional_entry_pairs(int n_src, int n_dst, const std::string& function);
+
+/// Pre-dims and flat-era Mooncake `_send_mamba_state`: the loop walks the
+/// decode's pointers and indexes the prefill's lists, so a decode with more
+/// entries raises IndexError and one with fewer gets a partial copy (silently).
+Outcome<EntryPairs> decode_driven_entry_pairs(int n_src, int n_dst, const std::string& function);
 
 /// A logical block in dim units: (src_dim_start, dst_dim_start, num_dims).
 struct DimBlock

@@ -10,6 +10,22 @@ namespace pdcheck::report {
 
 namespace {
 
+std::string confidence_of(const sglang::Side& s)
+{
+  return s.profile_confidence.empty() ? s.profile.confidence : s.profile_confidence;
+}
+
+/// "0.5.19 (components, confidence low)": the release the verdict assumes, the
+/// behaviour profile it maps to and how sure that mapping is.
+std::string sglang_text(const sglang::Side& s)
+{
+  if (s.profile.released.empty()) {
+    return "profile " + s.profile.name;
+  }
+  const std::string assumed = s.profile_assumption.empty() ? "" : ", assumed from " + s.sglang;
+  return fmt::format("{} ({}, confidence {}{})", s.profile.name, s.profile.base, confidence_of(s), assumed);
+}
+
 nlohmann::ordered_json side_json(const sglang::Side& s, const model::Layout& l)
 {
   nlohmann::ordered_json j;
@@ -18,6 +34,11 @@ nlohmann::ordered_json side_json(const sglang::Side& s, const model::Layout& l)
   j["model"] = s.model.name;
   j["architecture"] = s.model.architecture;
   j["profile"] = s.profile.name;
+  j["profile_base"] = s.profile.base;
+  j["profile_confidence"] = confidence_of(s);
+  j["sglang"] = s.sglang;
+  j["profile_assumption"] = s.profile_assumption.empty() ? nlohmann::ordered_json(nullptr)
+                                                         : nlohmann::ordered_json(s.profile_assumption);
   j["backend"] = sglang::transfer_backend_name(s.args.transfer_backend);
   j["tp_size"] = s.args.tp_size;
   j["attn_tp_size"] = l.attn_tp_size;
@@ -82,7 +103,7 @@ std::string check_to_text(const check::CheckInput& in, const check::CheckResult&
   for (const auto* side : {&in.prefill, &in.decode}) {
     const model::Layout& l = side == &in.prefill ? r.prefill_layout : r.decode_layout;
     out += fmt::format("{:<8} {} · {} · SGLang {} · {} · tp {} (attention TP {}) · pp {}{}\n",
-                       sglang::role_name(side->role), side->origin, side->model.name, side->profile.name,
+                       sglang::role_name(side->role), side->origin, side->model.name, sglang_text(*side),
                        sglang::transfer_backend_name(side->args.transfer_backend), side->args.tp_size, l.attn_tp_size,
                        side->args.pp_size, side->args.enable_unified_memory ? " · unified memory" : "");
   }
@@ -132,6 +153,9 @@ std::string check_to_text(const check::CheckInput& in, const check::CheckResult&
                            g.pairs.size() > shown ? " …" : "");
       }
       out += "\n  " + f.message + "\n";
+      if (f.logged_warning) {
+        out += fmt::format("  SGLang logs ({}): {}\n", f.where, *f.logged_warning);
+      }
       if (f.runtime_error) {
         out += fmt::format("  SGLang ({}): {}\n", f.where, *f.runtime_error);
       }

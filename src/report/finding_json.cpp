@@ -20,6 +20,7 @@ nlohmann::ordered_json finding_to_json(const Finding& f)
   j["severity"] = severity_name(f.severity);
   j["message"] = f.message;
   j["runtime_error"] = optional_json(f.runtime_error);
+  j["logged_warning"] = optional_json(f.logged_warning);
   j["where"] = f.where;
   j["side"] = f.side.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(f.side);
   j["prefill_rank"] = optional_json(f.prefill_rank);

@@ -1,7 +1,13 @@
 #include "sglang/profile.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <array>
 #include <cctype>
+#include <charconv>
+#include <optional>
+#include <tuple>
 
 namespace pdcheck::sglang {
 
@@ -21,6 +27,7 @@ Profile no_state()
   p.aggregation_writer_fix = false;
   p.mooncake_slot_size_check = false;
   p.mooncake_layout_check = false;
+  p.pp_split = PpSplit::last_takes_remainder;
   return p;
 }
 
@@ -69,7 +76,16 @@ Profile v0_5_20()
   p.dim_rule = DimRule::slice_axis;
   p.drop_zero_size_entries = true;
   p.kda_single_conv = true;
-  p.unified_unequal_tp = true;
+  // _validate_unified_peer_layout and registration frames 19-20 (PR #40500,
+  // opened two days after the tag) are not in v0.5.20's mooncake/conn.py.
+  p.unified_unequal_tp = false;
+  return p;
+}
+
+Profile after_v0_5_20()
+{
+  Profile p = v0_5_20();
+  p.unified_unequal_tp = true; // PR #40500, probably first released in 0.5.21
   return p;
 }
 
@@ -106,15 +122,30 @@ std::vector<Profile> build_table()
   for (const auto& [v, d] : no_state_versions) {
     t.push_back(release(no_state(), v, d, "high", "release index: PR #10912 (first hybrid state transfer) first in v0.5.3.post3"));
   }
-  const char* pre_dims_versions[][2] = {
-    {"0.5.3.post3", "2025-10-16"}, {"0.5.4", "2025-10-23"}, {"0.5.4.post1", "2025-10-27"},
-    {"0.5.4.post2", "2025-10-31"}, {"0.5.4.post3", "2025-11-04"}, {"0.5.5", "2025-11-06"},
-    {"0.5.5.post1", "2025-11-10"}, {"0.5.5.post2", "2025-11-12"}, {"0.5.5.post3", "2025-11-16"},
-    {"0.5.6", "2025-12-02"}, {"0.5.6.post1", "2025-12-08"}, {"0.5.6.post2", "2025-12-11"},
-    {"0.5.7", "2026-01-01"}, {"0.5.8", "2026-01-23"}, {"0.5.8.post1", "2026-02-05"},
+  // get_pp_indices gave the last stages one extra layer each from PR #13977,
+  // first released in v0.5.6 (before: the last stage took the whole remainder).
+  struct PreDimsRow
+  {
+    const char* version;
+    const char* date;
+    PpSplit pp_split;
   };
-  for (const auto& [v, d] : pre_dims_versions) {
-    t.push_back(release(pre_dims(), v, d, "high", "release index: PR #10912 present, PR #16056 (state dims) absent"));
+  constexpr PpSplit k_old_split = PpSplit::last_takes_remainder;
+  constexpr PpSplit k_new_split = PpSplit::last_stages_one_extra;
+  const PreDimsRow pre_dims_versions[] = {
+    {"0.5.3.post3", "2025-10-16", k_old_split}, {"0.5.4", "2025-10-23", k_old_split},
+    {"0.5.4.post1", "2025-10-27", k_old_split}, {"0.5.4.post2", "2025-10-31", k_old_split},
+    {"0.5.4.post3", "2025-11-04", k_old_split}, {"0.5.5", "2025-11-06", k_old_split},
+    {"0.5.5.post1", "2025-11-10", k_old_split}, {"0.5.5.post2", "2025-11-12", k_old_split},
+    {"0.5.5.post3", "2025-11-16", k_old_split}, {"0.5.6", "2025-12-02", k_new_split},
+    {"0.5.6.post1", "2025-12-08", k_new_split}, {"0.5.6.post2", "2025-12-11", k_new_split},
+    {"0.5.7", "2026-01-01", k_new_split},       {"0.5.8", "2026-01-23", k_new_split},
+    {"0.5.8.post1", "2026-02-05", k_new_split},
+  };
+  for (const PreDimsRow& row : pre_dims_versions) {
+    Profile p = pre_dims();
+    p.pp_split = row.pp_split;
+    t.push_back(release(p, row.version, row.date, "high", "release index: PR #10912 present, PR #16056 (state dims) absent"));
   }
 
   Profile v059 = flat();
@@ -157,9 +188,11 @@ std::vector<Profile> build_table()
   t.push_back(release(v0518, "0.5.18", "2026-08-25", "medium", "PR #28229 comment: v0.5.18 exchanges layer ids; #33362 likely"));
   t.push_back(release(components(), "0.5.19", "2026-09-07", "low", "components + PP + unified memory; v0.5.20 behaviours probably not yet"));
   t.push_back(release(v0_5_20(), "0.5.20", "2026-09-18", "high", "definition: memory_pool.py at v0.5.20"));
-  t.push_back(release(v0_5_20(), "0.5.21", "2026-10-02", "low", "v0.5.20 profile assumed, no contrary evidence"));
-  t.push_back(release(v0_5_20(), "0.5.22", "2026-10", "low", "v0.5.20 profile assumed (nightly 0.5.22.dev20261009)"));
-  t.push_back(release(v0_5_20(), "0.5.23", "2026-10", "low", "v0.5.20 profile assumed"));
+  t.push_back(release(after_v0_5_20(), "0.5.21", "2026-10-02", "low",
+                      "v0.5.20 profile plus PR #40500 (unified unequal-TP layouts, frames 19-20), by date"));
+  t.push_back(release(after_v0_5_20(), "0.5.22", "2026-10", "low",
+                      "as 0.5.21 (nightly 0.5.22.dev20261009)"));
+  t.push_back(release(after_v0_5_20(), "0.5.23", "2026-10", "low", "as 0.5.21"));
   return t;
 }
 
@@ -175,7 +208,163 @@ std::string normalise(std::string_view text)
   return s;
 }
 
+/// A PEP 440-style SGLang version: X.Y.Z[.postN][rcN][.devN].
+struct Version
+{
+  std::array<long, 3> release{};
+  long post = -1; ///< -1: no .post
+  long rc = -1;   ///< -1: no rc
+  long dev = -1;  ///< -1: no .dev
+  bool pre_release() const { return rc >= 0 || dev >= 0; }
+};
+
+bool read_number(std::string_view& text, long& value)
+{
+  const char* first = text.data();
+  const char* last = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(first, last, value);
+  if (ec != std::errc() || ptr == first) {
+    return false;
+  }
+  text.remove_prefix(static_cast<std::size_t>(ptr - first));
+  return true;
+}
+
+bool read_tagged(std::string_view& text, std::string_view tag, long& value)
+{
+  std::string_view rest = text;
+  if (!rest.empty() && rest.front() == '.') {
+    rest.remove_prefix(1);
+  }
+  if (rest.substr(0, tag.size()) != tag) {
+    return false;
+  }
+  rest.remove_prefix(tag.size());
+  if (!read_number(rest, value)) {
+    return false;
+  }
+  text = rest;
+  return true;
+}
+
+std::optional<Version> parse_version(std::string_view text)
+{
+  Version v;
+  for (std::size_t i = 0; i < 3; ++i) {
+    if (i > 0) {
+      if (text.empty() || text.front() != '.') {
+        return std::nullopt;
+      }
+      text.remove_prefix(1);
+    }
+    if (!read_number(text, v.release[i])) {
+      return std::nullopt;
+    }
+  }
+  read_tagged(text, "post", v.post);
+  read_tagged(text, "rc", v.rc);
+  read_tagged(text, "dev", v.dev);
+  if (!text.empty()) {
+    return std::nullopt;
+  }
+  return v;
+}
+
+/// An image reference or a suffixed tag reduced to the version it names:
+/// "lmsysorg/sglang:v0.5.21-cu129" -> "0.5.21". Returns the text unchanged when
+/// it carries no image name or suffix.
+std::string version_text_of(std::string_view text)
+{
+  if (const std::size_t colon = text.rfind(':'); colon != std::string_view::npos) {
+    text.remove_prefix(colon + 1);
+  }
+  if (text.size() > 1 && (text[0] == 'v' || text[0] == 'V') && std::isdigit(static_cast<unsigned char>(text[1]))) {
+    text.remove_prefix(1);
+  }
+  if (const std::size_t dash = text.find('-'); dash != std::string_view::npos) {
+    text = text.substr(0, dash); // -cu129, -rocm700, -runtime: image variants of one release
+  }
+  return normalise(text);
+}
+
+/// Release rows in version order (the table is oldest first by date, which is
+/// the same order; sorted anyway so a misplaced row cannot mislead).
+std::vector<std::pair<Version, const Profile*>> known_releases()
+{
+  std::vector<std::pair<Version, const Profile*>> rows;
+  for (const Profile& p : profiles()) {
+    if (p.released.empty()) {
+      continue;
+    }
+    if (auto v = parse_version(p.name)) {
+      rows.emplace_back(*v, &p);
+    }
+  }
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.first.release, a.first.post) < std::tie(b.first.release, b.first.post);
+  });
+  return rows;
+}
+
 } // namespace
+
+ProfileMatch resolve_profile(std::string_view name_or_version)
+{
+  ProfileMatch m;
+  if ((m.profile = find_profile(name_or_version)) != nullptr) {
+    return m;
+  }
+  const std::string text = version_text_of(name_or_version);
+  const std::optional<Version> v = parse_version(text);
+  if (!v) {
+    return m;
+  }
+  if (text != normalise(name_or_version)) {
+    m.read_as = text;
+  }
+  if ((m.profile = find_profile(text)) != nullptr) {
+    return m; // an image tag of a known release: no behaviour is assumed
+  }
+  const auto rows = known_releases();
+  // A pre-release (rc, dev nightly) of X behaves as X when pdcheck knows X; any
+  // other unknown version takes the newest known release not after it (post
+  // releases only carry cherry-picked fixes of their base).
+  const Profile* same_release = nullptr;
+  const Profile* not_after = nullptr;
+  for (const auto& [known, profile] : rows) {
+    if (known.release == v->release && known.post == v->post) {
+      same_release = profile;
+    }
+    const bool after = std::tie(known.release, known.post) > std::tie(v->release, v->post);
+    if (!after) {
+      not_after = profile;
+    }
+  }
+  const std::string written(name_or_version);
+  if (v->pre_release() && same_release != nullptr) {
+    m.profile = same_release;
+    m.assumption = fmt::format("SGLang {} is a pre-release pdcheck has no row for; checked as {} ({} profile)", written,
+                               same_release->name, same_release->base);
+  } else if (not_after != nullptr) {
+    m.profile = not_after;
+    const bool newest = not_after == rows.back().second;
+    m.assumption = fmt::format("SGLang {} is {} pdcheck knows; checked as {}, the nearest earlier release ({} profile)",
+                               written, newest ? "newer than every release" : "not a release", not_after->name,
+                               not_after->base);
+  } else {
+    // Older than the table (before any hybrid PD state): nothing to assume from.
+    m.read_as.clear();
+  }
+  return m;
+}
+
+std::string_view mapping_confidence(const ProfileMatch& m)
+{
+  if (m.profile == nullptr) {
+    return "none";
+  }
+  return m.assumption.empty() ? std::string_view(m.profile->confidence) : std::string_view("low");
+}
 
 const std::vector<Profile>& profiles()
 {

@@ -19,6 +19,13 @@ enum class DimRule {
   slice_axis, ///< per_slot_shape[slice_axis] (v0.5.20)
 };
 
+/// How get_pp_indices (python/sglang/srt/distributed/utils.py) splits layers
+/// over pipeline stages when SGLANG_PP_LAYER_PARTITION is not set.
+enum class PpSplit {
+  last_takes_remainder, ///< up to v0.5.5.post3: the last stage takes the whole remainder (56/3 -> 18,18,20)
+  last_stages_one_extra, ///< PR #13977, v0.5.6 on: the last `remainder` stages take one extra (56/3 -> 18,19,19)
+};
+
 /// A point in SGLang's history that fixes PD behaviour. Profiles are data: every
 /// difference between SGLang generations that pdcheck models is a field here.
 struct Profile
@@ -47,6 +54,7 @@ struct Profile
   bool mori_broken_pack = false;              ///< v0.5.12.x: Mori decode packs lists flat -> struct.error
   bool mooncake_slot_size_check = true;       ///< M11 "slot size mismatch" exists
   bool mooncake_layout_check = true;          ///< M9 "layouts differ ... no per-tensor dim metadata" exists
+  PpSplit pp_split = PpSplit::last_stages_one_extra;
 };
 
 /// All named profiles and release rows, oldest first.
@@ -56,6 +64,25 @@ const std::vector<Profile>& profiles();
 /// "0.5.15.post1"), or by a newer unknown release (mapped to the newest profile
 /// with a note). Returns nullptr when nothing matches.
 const Profile* find_profile(std::string_view name_or_version);
+
+/// A side's `sglang:` value resolved to a profile. When the value is a release
+/// pdcheck has no row for (0.5.24, 0.5.19rc1, 0.5.22.dev20261009, an image tag
+/// such as lmsysorg/sglang:v0.5.21-cu129), the nearest known release is used and
+/// `assumption` says which and why.
+struct ProfileMatch
+{
+  const Profile* profile = nullptr;
+  std::string assumption; ///< empty when the value names a profile or release exactly
+  std::string read_as;    ///< the release read from an image tag or suffixed version ("" when as written)
+};
+
+/// find_profile, then the nearest known release for version-like text.
+/// profile is nullptr when the text is neither a profile nor a version.
+ProfileMatch resolve_profile(std::string_view name_or_version);
+
+/// The confidence of the profile mapping a side uses: the row's own, or "low"
+/// when the release was assumed from a neighbour.
+std::string_view mapping_confidence(const ProfileMatch& m);
 
 /// The names accepted by find_profile, for error messages and --version.
 std::vector<std::string> profile_names();

@@ -1,5 +1,6 @@
 #include "sglang/server_args.hpp"
 
+#include "sglang/launch_flags.hpp"
 #include "util/error.hpp"
 
 #include <charconv>
@@ -96,16 +97,15 @@ const std::vector<std::string_view> k_dtype_choices = {"float32", "bfloat16", "f
 
 const std::vector<FlagSpec>& flag_specs()
 {
-  // `--tp` and `--dp` are not declared aliases: argparse accepts them as unique
-  // prefixes of `--tp-size` / `--dp-size` (SGLang's docs use them). `--pp` is a
-  // prefix of several pp flags, so argparse rejects it as ambiguous; it is not
-  // listed and ends up among the unknown arguments.
+  // Spellings are SGLang's option strings only: abbreviations (`--tp`, `--dp`,
+  // `--enable-unified-mem`) are resolved first, as argparse does, against the
+  // whole flag list (launch_flags.hpp); `--pp` is ambiguous there.
   static const std::vector<FlagSpec> specs = {
     {"model_path", {"--model-path", "--model"}, Kind::text, {},
      [](ServerArgs& a, const std::string& v, long long) { a.model_path = v; }},
-    {"tp_size", {"--tp-size", "--tensor-parallel-size", "--tp"}, Kind::positive_int, {},
+    {"tp_size", {"--tp-size", "--tensor-parallel-size"}, Kind::positive_int, {},
      [](ServerArgs& a, const std::string&, long long n) { a.tp_size = static_cast<int>(n); }},
-    {"dp_size", {"--dp-size", "--data-parallel-size", "--dp"}, Kind::positive_int, {},
+    {"dp_size", {"--dp-size", "--data-parallel-size"}, Kind::positive_int, {},
      [](ServerArgs& a, const std::string&, long long n) { a.dp_size = static_cast<int>(n); }},
     {"pp_size", {"--pp-size", "--pipeline-parallel-size"}, Kind::positive_int, {},
      [](ServerArgs& a, const std::string&, long long n) { a.pp_size = static_cast<int>(n); }},
@@ -453,6 +453,45 @@ std::vector<Word> expand_config(std::vector<Word> words, ServerArgs& result, con
   return merged;
 }
 
+/// Index after the values argparse gives an option with `nargs` from words[i..]:
+/// "0" none, "1" or a count that many, "?" at most one, "*"/"+" every word up to
+/// the next option. An inline "=value" is the value already.
+std::size_t skip_values(const std::vector<Word>& words, std::size_t i, bool inline_value, const std::string& nargs)
+{
+  if (inline_value || nargs == "0") {
+    return i;
+  }
+  std::size_t limit = words.size();
+  if (nargs == "?") {
+    limit = std::min(words.size(), i + 1);
+  } else if (nargs != "*" && nargs != "+") {
+    std::size_t count = 1;
+    std::from_chars(nargs.data(), nargs.data() + nargs.size(), count);
+    limit = std::min(words.size(), i + count);
+  }
+  while (i < limit && !looks_like_flag(words[i].text)) {
+    ++i;
+  }
+  return i;
+}
+
+bool needs_a_value(const std::string& nargs)
+{
+  return nargs != "0" && nargs != "?" && nargs != "*";
+}
+
+/// argparse names an optional by its option strings joined with '/'.
+std::string argparse_name(const LaunchFlag& flag)
+{
+  std::string out;
+  for (const LaunchFlag& f : launch_flags()) {
+    if (f.dest == flag.dest && f.nargs == flag.nargs) {
+      out += (out.empty() ? "" : "/") + f.option;
+    }
+  }
+  return out;
+}
+
 } // namespace
 
 std::vector<std::string> split_command_line(const std::string& text, const std::string& origin)
@@ -561,8 +600,8 @@ ServerArgs parse_launch_args(const std::vector<std::string>& words,
     const Word& word = items[i];
     const std::string where = word.from_file ? word.origin : origin;
     if (!looks_like_flag(word.text)) {
-      // A stray word: argparse would reject it; keep it for the report.
-      result.unknown.push_back(ArgOrigin{word.text, "", word.origin});
+      // A stray word: ServerArgs has no positionals, so argparse rejects it.
+      result.unrecognized.push_back(ArgOrigin{word.text, "", word.origin});
       ++i;
       continue;
     }
@@ -573,19 +612,44 @@ ServerArgs parse_launch_args(const std::vector<std::string>& words,
       spelling.resize(eq);
     }
 
-    const FlagSpec* spec = find_flag(spelling);
-    if (spec == nullptr) {
-      // Unknown to pdcheck: keep it with the words that follow it up to the next
-      // flag (an nargs='*' option such as --cuda-graph-bs 1 2 4 takes several).
-      ArgOrigin unknown{spelling, inline_value.value_or(""), word.origin};
-      ++i;
-      if (!inline_value) {
-        while (i < items.size() && !looks_like_flag(items[i].text)) {
-          unknown.value += (unknown.value.empty() ? "" : " ") + items[i].text;
-          ++i;
-        }
+    // argparse first resolves the word (exact, or a unique abbreviation of a
+    // long option), then looks at its values.
+    const OptionMatch match = match_option(spelling);
+    if (match.kind == OptionMatch::Kind::ambiguous) {
+      if (!result.argparse_stop) {
+        result.argparse_stop = ArgOrigin{spelling, inline_value.value_or(""), word.origin};
+        result.argparse_message = ambiguous_message(word.text, match);
       }
-      result.unknown.push_back(std::move(unknown));
+      i = skip_values(items, i + 1, inline_value.has_value(), "*");
+      continue;
+    }
+    if (match.kind == OptionMatch::Kind::unknown) {
+      // argparse keeps the word and the values after it as extras, and exits
+      // with "unrecognized arguments: ..." once everything else is parsed.
+      result.unrecognized.push_back(ArgOrigin{word.text, "", word.origin});
+      ++i;
+      while (i < items.size() && !looks_like_flag(items[i].text)) {
+        result.unrecognized.push_back(ArgOrigin{items[i].text, "", items[i].origin});
+        ++i;
+      }
+      continue;
+    }
+    const std::string canonical = match.flag->option;
+    const FlagSpec* spec = find_flag(canonical);
+    if (spec == nullptr) {
+      // An SGLang flag pdcheck does not model: its values as argparse takes them.
+      ArgOrigin unmodelled{spelling, inline_value.value_or(""), word.origin};
+      const std::size_t first = i + 1;
+      i = skip_values(items, first, inline_value.has_value(), match.flag->nargs);
+      for (std::size_t k = first; k < i; ++k) {
+        unmodelled.value += (unmodelled.value.empty() ? "" : " ") + items[k].text;
+      }
+      if (i == first && !inline_value && needs_a_value(match.flag->nargs) && !result.argparse_stop) {
+        result.argparse_stop = unmodelled;
+        result.argparse_message = "argument " + argparse_name(*match.flag) + ": expected " +
+                                  (match.flag->nargs == "+" ? "at least one argument" : "one argument");
+      }
+      result.unknown.push_back(std::move(unmodelled));
       continue;
     }
 

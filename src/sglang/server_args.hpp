@@ -61,8 +61,15 @@ struct ServerArgs
 
   /// Every known argument as given, keyed by SGLang's dest name (e.g. "tp_size").
   std::map<std::string, ArgOrigin> given;
-  /// Arguments pdcheck does not model: kept verbatim and reported at info level.
+  /// SGLang flags pdcheck does not model (valid for SGLang): kept verbatim.
   std::vector<ArgOrigin> unknown;
+  /// Words SGLang's argparse would not accept, in order ("unrecognized
+  /// arguments: ..."): unknown flags with the values that follow them, stray words.
+  std::vector<ArgOrigin> unrecognized;
+  /// The first word argparse stops at before anything else (an ambiguous
+  /// abbreviation, a flag missing its value): its exact message.
+  std::optional<ArgOrigin> argparse_stop;
+  std::string argparse_message;
 };
 
 /// Splits one shell-like command line (quotes, backslashes) into words.

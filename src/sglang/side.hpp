@@ -29,6 +29,12 @@ struct Side
   std::string origin;    ///< side file path, or a description such as "--prefill-args"
   std::string sglang;    ///< the `sglang:` value as written
   Profile profile;
+  /// Set when `sglang` names no known release and a neighbour's profile is used
+  /// (resolve_profile): the checker reports it as a warning.
+  std::string profile_assumption;
+  std::string profile_confidence; ///< of the mapping used: the row's, or "low" when assumed
+  /// Set when the side file's model: and --model-path name different models.
+  std::string model_path_conflict;
   model::ModelSpec model;
   ServerArgs args;
   /// State components registered after the Mamba one (side field extra_state_types).

@@ -18,6 +18,12 @@ constexpr std::uint64_t k_kv_base = 0x7e00'0000'0000;
 constexpr std::uint64_t k_aux_base = 0x7d00'0000'0000;
 constexpr std::uint64_t k_component_stride = 0x100'0000'0000; // 1 TiB
 constexpr std::uint64_t k_entry_stride = 0x1'0000'0000;       // 4 GiB
+// CUDA allocations are 2 MiB-aligned, not 4 GiB-aligned: the low 32 bits of a
+// real pointer are almost never zero. SGLang parsers that misread a pointer
+// array as pack_int_lists take those bits as a sub-list count, so synthetic
+// pointers carry realistic low bits to fail the way real ones do (a 4 GiB-aligned
+// pointer would read as count 0 and parse on as garbage).
+constexpr std::uint64_t k_low_bits = 0x3c20'0000;
 
 // Every wire field, in one place, so that operator== cannot forget one.
 auto wire_fields(const Registration& r)
@@ -102,23 +108,23 @@ std::vector<std::size_t> state_entry_counts(const Registration& r)
 
 std::uint64_t synthetic_state_ptr(std::size_t component, std::size_t entry)
 {
-  return k_state_base + component * k_component_stride + entry * k_entry_stride;
+  return k_state_base + component * k_component_stride + entry * k_entry_stride + k_low_bits;
 }
 
 std::uint64_t synthetic_kv_ptr(std::size_t entry)
 {
-  return k_kv_base + entry * k_entry_stride;
+  return k_kv_base + entry * k_entry_stride + k_low_bits;
 }
 
 std::uint64_t synthetic_aux_ptr(std::size_t entry)
 {
-  return k_aux_base + entry * k_entry_stride;
+  return k_aux_base + entry * k_entry_stride + k_low_bits;
 }
 
 bool is_synthetic_pointer(std::uint64_t value)
 {
   const std::uint64_t top = value >> 40;
-  return (top >= 0x7d && top <= 0x7f) && (value % k_entry_stride) == 0;
+  return (top >= 0x7d && top <= 0x7f) && (value % k_entry_stride) == k_low_bits;
 }
 
 Registration registration_from_layout(const model::RankLayout& layout, const RegistrationParams& params)
@@ -141,12 +147,15 @@ Registration registration_from_layout(const model::RankLayout& layout, const Reg
   const bool components =
     params.generation == Generation::components || params.generation == Generation::components_layouts;
   // Flat generations carry one state_type: the layout's first (MAMBA) component.
-  const std::size_t n_components = components ? layout.state_item_lens.size()
-                                               : std::min<std::size_t>(1, layout.state_item_lens.size());
+  // Pointers are counted from the layout's entries, not from state_item_lens:
+  // pre-dims decodes register one pointer per entry but send no item lengths.
+  const std::size_t layout_components = std::max(layout.state_item_lens.size(), layout.entries.empty() ? 0 : std::size_t{1});
+  const std::size_t n_components = components ? layout_components : std::min<std::size_t>(1, layout_components);
   U64Lists ptrs;
   for (std::size_t c = 0; c < n_components; ++c) {
+    const std::size_t entries = c == 0 ? layout.entries.size() : layout.state_item_lens[c].size();
     std::vector<std::uint64_t> component;
-    for (std::size_t e = 0; e < layout.state_item_lens[c].size(); ++e) {
+    for (std::size_t e = 0; e < entries; ++e) {
       component.push_back(synthetic_state_ptr(c, e));
     }
     ptrs.push_back(std::move(component));

@@ -6,7 +6,10 @@
 #include "sglang/profile.hpp"
 
 #include <catch2/catch.hpp>
+
 #include <nlohmann/json.hpp>
+
+#include <random>
 
 using namespace pdcheck;
 using namespace pdcheck::model;
@@ -276,13 +279,95 @@ TEST_CASE("model::compute_layout: DP attention and PP stages", "[model]")
   }
 }
 
-TEST_CASE("model::pp_layer_range: remainder goes to the stages before the last", "[model]")
+TEST_CASE("model::pp_stage_sizes: SGLang's get_pp_indices per release", "[model][pp]")
 {
-  CHECK(pp_layer_range(10, 0, 3, {}) == std::pair{0, 3});
-  CHECK(pp_layer_range(10, 1, 3, {}) == std::pair{3, 7});
-  CHECK(pp_layer_range(10, 2, 3, {}) == std::pair{7, 10});
-  CHECK(pp_layer_range(11, 0, 3, {}) == std::pair{0, 4});
-  CHECK(pp_layer_range(11, 1, 3, {}) == std::pair{4, 8});
-  CHECK(pp_layer_range(11, 2, 3, {}) == std::pair{8, 11});
-  CHECK(pp_layer_range(10, 1, 2, {4, 6}) == std::pair{4, 10});
+  using sglang::PpSplit;
+  // Up to v0.5.5.post3 the last stage takes the whole remainder.
+  CHECK(pp_stage_sizes(56, 3, PpSplit::last_takes_remainder, std::nullopt).sizes == std::vector<int>{18, 18, 20});
+  CHECK(pp_stage_sizes(11, 4, PpSplit::last_takes_remainder, std::nullopt).sizes == std::vector<int>{2, 2, 2, 5});
+  // From v0.5.6 (PR #13977) the last `remainder` stages take one extra layer each.
+  CHECK(pp_stage_sizes(56, 3, PpSplit::last_stages_one_extra, std::nullopt).sizes == std::vector<int>{18, 19, 19});
+  CHECK(pp_stage_sizes(11, 4, PpSplit::last_stages_one_extra, std::nullopt).sizes == std::vector<int>{2, 3, 3, 3});
+  CHECK(pp_stage_sizes(48, 2, PpSplit::last_stages_one_extra, std::nullopt).sizes == std::vector<int>{24, 24});
+  CHECK(pp_layer_range(std::vector<int>{18, 19, 19}, 1) == std::pair{18, 37});
+  CHECK(pp_layer_range(std::vector<int>{18, 19, 19}, 2) == std::pair{37, 56});
+}
+
+TEST_CASE("model::pp_stage_sizes: SGLANG_PP_LAYER_PARTITION as get_pp_indices reads it", "[model][pp]")
+{
+  using sglang::PpSplit;
+  const auto split = PpSplit::last_stages_one_extra;
+  CHECK(pp_stage_sizes(10, 2, split, "4,6").sizes == std::vector<int>{4, 6});
+  // Python's int(): blanks, a sign and digit underscores are fine.
+  CHECK(pp_stage_sizes(48, 2, split, " 20 ,+2_8").sizes == std::vector<int>{20, 28});
+  CHECK(pp_stage_sizes(48, 2, split, "0,48").sizes == std::vector<int>{0, 48});
+  CHECK(*pp_stage_sizes(48, 2, split, "24,24,").value_error == "Invalid partition string: 24,24,");
+  CHECK(*pp_stage_sizes(48, 2, split, "").value_error == "Invalid partition string: ");
+  CHECK(*pp_stage_sizes(48, 2, split, "24;24").value_error == "Invalid partition string: 24;24");
+  CHECK(*pp_stage_sizes(48, 2, split, "24,2__4").value_error == "Invalid partition string: 24,2__4");
+  CHECK(*pp_stage_sizes(48, 2, split, "16,16,16").value_error == "len(partitions)=3 does not match pp_size=2.");
+  CHECK(*pp_stage_sizes(48, 2, split, "20,20").value_error == "sum(partitions)=40 does not match num_hidden_layers=48.");
+  // The partition is read even at pp 1.
+  CHECK(*pp_stage_sizes(48, 1, split, "24,24").value_error == "len(partitions)=2 does not match pp_size=1.");
+}
+
+TEST_CASE("model::pp_stage_sizes: stages tile the layers as the release's rule says (property)", "[model][pp]")
+{
+  using sglang::PpSplit;
+  std::mt19937 rng(20261201);
+  for (int trial = 0; trial < 2000; ++trial) {
+    const int layers = std::uniform_int_distribution<int>(1, 200)(rng);
+    const int pp = std::uniform_int_distribution<int>(1, std::min(layers, 16))(rng);
+    for (PpSplit split : {PpSplit::last_takes_remainder, PpSplit::last_stages_one_extra}) {
+      const PpStageSizes s = pp_stage_sizes(layers, pp, split, std::nullopt);
+      REQUIRE(static_cast<int>(s.sizes.size()) == pp);
+      int next = 0;
+      for (int r = 0; r < pp; ++r) {
+        const auto [start, end] = pp_layer_range(s.sizes, r);
+        REQUIRE(start == next); // contiguous, no gap, no overlap
+        next = end;
+        const int base = layers / pp;
+        const int remainder = layers % pp;
+        if (split == PpSplit::last_takes_remainder) {
+          REQUIRE(end - start == base + (r == pp - 1 ? remainder : 0));
+        } else {
+          REQUIRE(end - start == base + (r >= pp - remainder ? 1 : 0));
+        }
+      }
+      REQUIRE(next == layers);
+    }
+  }
+}
+
+TEST_CASE("model::compute_layout: a bad SGLANG_PP_LAYER_PARTITION stops every rank with SGLang's ValueError", "[model][pp]")
+{
+  LayoutInput in = input_for("qwen3-next-80b-a3b", 2);
+  in.pp_size = 2;
+  in.pp_layer_partition = "20,20";
+  const Layout l = compute_layout(in);
+  REQUIRE(l.findings.size() == 1);
+  CHECK(l.findings[0].rule == "startup-pp-layers");
+  CHECK(*l.findings[0].runtime_error == "ValueError: sum(partitions)=40 does not match num_hidden_layers=48.");
+  CHECK(l.ranks.empty());
+}
+
+TEST_CASE("model::compute_layout: stage layer ids follow the profile's PP split", "[model][pp]")
+{
+  LayoutInput in = input_for("qwen3-next-80b-a3b", 1);
+  in.model.num_hidden_layers = 56;
+  in.model.state_layer_ids.clear();
+  for (int i = 0; i < 56; ++i) {
+    in.model.state_layer_ids.push_back(i);
+  }
+  in.pp_size = 3;
+  in.profile.pp_split = sglang::PpSplit::last_takes_remainder;
+  Layout old_split = compute_layout(in);
+  REQUIRE(old_split.ranks.size() == 3);
+  CHECK(old_split.ranks[2].layer_ids.size() == 20);
+  CHECK(old_split.ranks[2].layer_ids.front() == 36);
+  in.profile.pp_split = sglang::PpSplit::last_stages_one_extra;
+  Layout new_split = compute_layout(in);
+  CHECK(new_split.ranks[1].layer_ids.size() == 19);
+  CHECK(new_split.ranks[1].layer_ids.front() == 18);
+  CHECK(new_split.ranks[2].layer_ids.front() == 37);
 }

@@ -151,13 +151,13 @@ TEST_CASE("junit: one testcase per rule, failures for findings, skipped for rule
 
 TEST_CASE("junit: findings below --fail-on pass with the finding in system-out", "[report][junit]")
 {
-  const Pair p = load_pair("page-size-mismatch");
+  const Pair p = load_pair("hetero-tp-scatter-works");
   const std::string x = report::check_to_junit(p.in, p.result, Severity::error);
   // scheduler advice is info: never a failure at the error threshold.
   const auto at = x.find("name=\"scheduler-state-indices");
-  if (at != std::string::npos) {
-    CHECK(x.find("<system-out>info: ", at) != std::string::npos);
-  }
+  REQUIRE(at != std::string::npos);
+  CHECK(x.find("<system-out>info: ", at) != std::string::npos);
+  CHECK(x.find("<failure", at) == std::string::npos);
   CHECK(report::xml_escape("a<b & \"c\"\n") == "a&lt;b &amp; &quot;c&quot;&#10;");
 }
 

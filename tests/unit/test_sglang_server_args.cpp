@@ -1,4 +1,5 @@
 #include "io/sglang_config.hpp"
+#include "sglang/launch_flags.hpp"
 #include "sglang/server_args.hpp"
 #include "util/error.hpp"
 
@@ -245,14 +246,14 @@ TEST_CASE("parse_launch_args reads switches and every choice", "[sglang][args]")
   CHECK(disaggregation_mode_name(DisaggregationMode::null) == "null");
 }
 
-TEST_CASE("parse_launch_args keeps unknown arguments with their values", "[sglang][args]")
+TEST_CASE("parse_launch_args keeps unmodelled SGLang flags with the values argparse gives them", "[sglang][args]")
 {
   const ServerArgs a = parse("--tp 2 --mem-fraction-static 0.8 --trust-remote-code --cuda-graph-bs 1 2 4 "
                              "--chunked-prefill-size -1 --log-level=debug --pp 2 stray");
   const ServerArgs b = parse("stray --tp 2");
-  CHECK(a.tp_size == 2);
+  CHECK(a.tp_size == 2); // --tp: the one flag it abbreviates
   CHECK(a.pp_size == 1); // argparse rejects --pp as ambiguous; it is not --pp-size
-  REQUIRE(a.unknown.size() == 6);
+  REQUIRE(a.unknown.size() == 5);
   CHECK(a.unknown[0].flag == "--mem-fraction-static");
   CHECK(a.unknown[0].value == "0.8");
   CHECK(a.unknown[0].origin == "argv[2]");
@@ -264,12 +265,13 @@ TEST_CASE("parse_launch_args keeps unknown arguments with their values", "[sglan
   CHECK(a.unknown[3].value == "-1");
   CHECK(a.unknown[4].flag == "--log-level");
   CHECK(a.unknown[4].value == "debug");
-  CHECK(a.unknown[5].flag == "--pp");
-  CHECK(a.unknown[5].value == "2 stray");
-  REQUIRE(b.unknown.size() == 1);
-  CHECK(b.unknown[0].flag == "stray");
-  CHECK(b.unknown[0].value.empty());
-  CHECK(b.unknown[0].origin == "argv[0]");
+  REQUIRE(a.argparse_stop);
+  CHECK(a.argparse_stop->flag == "--pp");
+  CHECK(a.argparse_message ==
+        "ambiguous option: --pp could match --pp-size, --pp-max-micro-batch-size, --pp-async-batch-depth");
+  REQUIRE(b.unrecognized.size() == 1);
+  CHECK(b.unrecognized[0].flag == "stray");
+  CHECK(b.unrecognized[0].origin == "argv[0]");
   CHECK(b.tp_size == 2);
 }
 
@@ -432,4 +434,50 @@ TEST_CASE("read_sglang_config errors name the file, line and column", "[sglang][
 
   const std::string empty = dir.write("empty.yaml", "");
   CHECK(io::read_sglang_config(empty, ".").empty());
+}
+
+TEST_CASE("parse_launch_args reads abbreviations as SGLang's argparse does", "[sglang][args][fidelity]")
+{
+  SECTION("a unique prefix is that flag")
+  {
+    const ServerArgs a = parse("--enable-unified-mem --mamba-ssm-dt bfloat16 --disaggregation-transfer mori");
+    CHECK(a.enable_unified_memory);
+    CHECK(a.given.at("enable_unified_memory").flag == "--enable-unified-mem");
+    CHECK(a.mamba_ssm_dtype == Dtype::bfloat16);
+    CHECK(a.transfer_backend == TransferBackend::mori);
+    CHECK(a.unrecognized.empty());
+    CHECK_FALSE(a.argparse_stop);
+  }
+  SECTION("an unknown flag and the words after it are unrecognized")
+  {
+    const ServerArgs a = parse("--tp-size 2 --mamba-ssm-dtpe bfloat16 --page-size 16");
+    REQUIRE(a.unrecognized.size() == 2);
+    CHECK(a.unrecognized[0].flag == "--mamba-ssm-dtpe");
+    CHECK(a.unrecognized[1].flag == "bfloat16");
+    CHECK(a.page_size == 16);
+  }
+  SECTION("an unmodelled flag without its value stops argparse")
+  {
+    const ServerArgs a = parse("--mem-fraction-static --tp-size 2");
+    REQUIRE(a.argparse_stop);
+    CHECK(a.argparse_message == "argument --mem-fraction-static: expected one argument");
+  }
+  SECTION("the flag list is SGLang's, with provenance")
+  {
+    CHECK(launch_flags().size() > 400);
+    CHECK(launch_flags().front().option == "-h");
+    CHECK(launch_flags_source() == "001067fffe33427bee0ed2f007fb7551a1d76b44");
+    for (const LaunchFlag& f : launch_flags()) {
+      const bool known_nargs = f.nargs == "0" || f.nargs == "1" || f.nargs == "?" || f.nargs == "*" || f.nargs == "+";
+      CHECK(known_nargs);
+      CHECK(f.option.rfind("-", 0) == 0);
+    }
+  }
+  SECTION("environment names")
+  {
+    CHECK(known_sglang_env("SGLANG_PP_LAYER_PARTITION"));
+    CHECK(known_sglang_env("SGLANG_MAMBA_SSM_DTYPE"));
+    CHECK(known_sglang_env("SGL_MAMBA_SSM_DTYPE")); // SGL_* is read as SGLANG_*
+    CHECK_FALSE(known_sglang_env("SGLANG_MAMBA_SSM_DTPYE"));
+  }
 }

@@ -322,10 +322,12 @@ TEST_CASE("registration_from_layout: synthetic pointers, fields per generation",
   CHECK(r.synthetic_pointers);
   REQUIRE(r.dst_state_data_ptrs.size() == 1);
   CHECK(r.dst_state_data_ptrs[0].size() == 72);
-  CHECK(r.dst_state_data_ptrs[0][0] == 0x7f0000000000);
-  CHECK(r.dst_state_data_ptrs[0][1] == 0x7f0100000000);
+  // 2 MiB-aligned with non-zero low 32 bits, as real CUDA pointers are.
+  CHECK(r.dst_state_data_ptrs[0][0] == 0x7f003c200000);
+  CHECK(r.dst_state_data_ptrs[0][1] == 0x7f013c200000);
   CHECK(is_synthetic_pointer(r.dst_state_data_ptrs[0][71]));
   CHECK_FALSE(is_synthetic_pointer(0x7f3a40800000));
+  CHECK_FALSE(is_synthetic_pointer(0x7f0000000000));
   CHECK(r.dst_state_item_lens == layout.state_item_lens);
   CHECK(r.dst_state_layer_ids == layout.state_layer_ids);
   CHECK(r.dst_tp_rank == 1);
@@ -402,7 +404,9 @@ TEST_CASE("a newer prefill reading an older decode's frames, as SGLang would", "
 
   SECTION("with a pointer whose low 32 bits are zero, SGLang silently reads no state at all")
   {
-    const Frames synthetic = encode_registration(registration_from_layout(qwen3_next_tp2_layout(), p)).frames;
+    Registration aligned = registration_from_layout(qwen3_next_tp2_layout(), p);
+    aligned.dst_state_data_ptrs[0][0] = 0x7f0000000000; // a 4 GiB-aligned pointer: rare, but possible
+    const Frames synthetic = encode_registration(aligned).frames;
     const auto quiet = decode_registration(Backend::mooncake, synthetic, Generation::components, DecodeMode::sglang);
     // Frame 10 (flat item lens) still breaks the header count.
     REQUIRE(quiet.problem);
