@@ -46,6 +46,18 @@ void explain_rule(const Rule& r, const std::string& format, CommandContext& ctx)
                           severity_name(r.severity), r.title, r.explanation, r.fix);
 }
 
+/// Says on stderr which lines were too long to scan whole, so that a reader
+/// knows a failure message could hide past the cut.
+void note_cut_lines(const std::string& name, const io::LogReadSummary& read, CommandContext& ctx)
+{
+  if (read.cut_lines == 0) {
+    return;
+  }
+  *ctx.err << fmt::format("pdcheck: note: {}:{}: line longer than {} MiB; only its first {} MiB was scanned{}\n",
+                          name, read.first_cut_line, io::k_max_log_line_bytes >> 20, io::k_max_log_line_bytes >> 20,
+                          read.cut_lines > 1 ? fmt::format(" ({} such lines)", read.cut_lines) : std::string());
+}
+
 } // namespace
 
 void install_rules(CLI::App& app, CommandContext& ctx)
@@ -92,17 +104,23 @@ void install_explain(CLI::App& app, CommandContext& ctx)
       if (find_rule(t) != nullptr) {
         throw InputError("explain", fmt::format("'{}' is a rule id: give one rule id, or log files, not both", t));
       }
-      // A word that is neither a file nor path-like is a mistyped rule id.
-      if (targets->size() == 1 && t != "-" && !std::filesystem::exists(t) && t.find('/') == std::string::npos &&
-          t.find('.') == std::string::npos) {
+      // A word that is neither a file nor path-like is a mistyped rule id. The
+      // symlink itself counts as a file: a dangling link or a loop is reported
+      // by the reader, naming why it cannot be read.
+      std::error_code ec;
+      if (targets->size() == 1 && t != "-" && !std::filesystem::exists(std::filesystem::symlink_status(t, ec)) &&
+          t.find('/') == std::string::npos && t.find('.') == std::string::npos) {
         throw unknown_rule(t);
       }
     }
     check::LogExplanation result;
     for (const std::string& t : *targets) {
-      check::LogScanner scanner(t == "-" ? std::string("<stdin>") : t);
-      io::read_log_chunks(t, [&scanner](std::string_view chunk) { scanner.feed(chunk); });
+      const std::string name = t == "-" ? std::string("<stdin>") : t;
+      check::LogScanner scanner(name);
+      const io::LogReadSummary read =
+        io::read_log_chunks(t, [&scanner](std::string_view chunk) { scanner.feed(chunk); });
       scanner.finish(result);
+      note_cut_lines(name, read, ctx);
     }
     *ctx.out << (*format == "json" ? check::log_explanation_to_json(result).dump(2) + "\n"
                                    : check::log_explanation_to_text(result));

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <new>
 
 namespace pdcheck::cli {
 
@@ -63,6 +64,11 @@ int run(int argc, char** argv)
     return exit_code::usage;
   } catch (const CannotRun& e) {
     std::cerr << "pdcheck: cannot run: " << e.what() << "\n";
+    return exit_code::cannot_run;
+  } catch (const std::bad_alloc&) {
+    // Not a bug: inputs within their limits can still need more memory than
+    // the machine (or ulimit -v) gives. Readers name the file when they can.
+    std::cerr << "pdcheck: cannot run: out of memory\n";
     return exit_code::cannot_run;
   } catch (const std::exception& e) {
     std::cerr << "pdcheck: internal error: " << e.what() << "\n";

@@ -1,6 +1,8 @@
 #include "io/capture_file.hpp"
 
+#include "io/input_file.hpp"
 #include "util/error.hpp"
+#include "util/json_limits.hpp"
 #include "util/spellcheck.hpp"
 #include "wire/base64.hpp"
 #include "wire/registration_codec.hpp"
@@ -10,7 +12,7 @@
 
 #include <algorithm>
 #include <fstream>
-#include <sstream>
+#include <new>
 
 namespace pdcheck::io {
 
@@ -109,6 +111,16 @@ std::string_view capture_kind_name(CaptureKind k)
 
 Capture parse_capture(std::string_view text, const std::string& origin)
 {
+  const JsonShape shape = json_shape(text);
+  if (shape.too_deep_at) {
+    const auto [line, column] = line_column(text, *shape.too_deep_at + 1);
+    throw InputError(fmt::format("{}:{}:{}", origin, line, column),
+                     fmt::format("JSON nested deeper than the limit of {} levels", k_max_json_depth));
+  }
+  if (shape.values > k_max_json_values) {
+    throw InputError(origin, fmt::format("expected a capture file of at most {} JSON values, got {}", k_max_json_values,
+                                         shape.values));
+  }
   json doc;
   try {
     doc = json::parse(text);
@@ -118,6 +130,8 @@ Capture parse_capture(std::string_view text, const std::string& origin)
   } catch (const json::out_of_range& e) {
     // A number beyond 64 bits or a double (e.g. 1e999): not something a capture holds.
     throw InputError(origin, "invalid JSON: " + parse_error_detail(e.what()));
+  } catch (const std::bad_alloc&) {
+    throw CannotRun(fmt::format("{}: out of memory parsing the capture file ({} bytes)", origin, text.size()));
   }
   if (!doc.is_object()) {
     throw InputError(origin, fmt::format("expected a JSON object with \"backend\", \"kind\" and \"frames_base64\", got {}",
@@ -218,16 +232,7 @@ Capture parse_capture(std::string_view text, const std::string& origin)
 
 Capture load_capture(const std::string& path)
 {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw InputError(path, "cannot open the capture file");
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) {
-    throw InputError(path, "cannot read the capture file");
-  }
-  return parse_capture(text.str(), path);
+  return parse_capture(read_input_file(path, k_capture_file), path);
 }
 
 std::string capture_to_json(const Capture& capture)

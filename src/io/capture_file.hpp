@@ -51,7 +51,8 @@ struct Capture
 /// text: expected ...".
 Capture parse_capture(std::string_view text, const std::string& origin);
 
-/// Reads and parses a capture file. Throws InputError when it cannot be read.
+/// Reads (io/input_file.hpp: a regular file of at most 256 MiB) and parses a
+/// capture file. Throws InputError when it cannot be read.
 Capture load_capture(const std::string& path);
 
 /// The capture as JSON text (frames_base64 unless `hex`), ending in a newline.

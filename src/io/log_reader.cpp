@@ -1,62 +1,141 @@
 #include "io/log_reader.hpp"
 
+#include "io/input_file.hpp"
 #include "util/error.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
 
 namespace pdcheck::io {
 
-void read_log_chunks(const std::string& path, const std::function<void(std::string_view)>& sink,
-                     std::size_t chunk_bytes)
+namespace {
+
+/// Closes a descriptor the reader opened (never standard input).
+struct LogFd
+{
+  int fd = -1;
+  bool owned = false;
+  ~LogFd()
+  {
+    if (owned && fd >= 0) {
+      ::close(fd);
+    }
+  }
+};
+
+/// Refuses what a log cannot be: a directory, and devices such as /dev/zero,
+/// which never end. Pipes are logs (`explain <(kubectl logs ...)`).
+void require_streamable(const std::string& path, int fd)
+{
+  struct stat st{};
+  if (::fstat(fd, &st) != 0) {
+    throw InputError(path, std::string("cannot read log: ") + std::strerror(errno));
+  }
+  if (S_ISDIR(st.st_mode)) {
+    throw InputError(path, std::string("cannot read log: ") + std::strerror(EISDIR));
+  }
+  if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode)) {
+    throw InputError(path, fmt::format("expected a log file or a pipe, got {}", file_type_name(st.st_mode)));
+  }
+}
+
+} // namespace
+
+LogReadSummary read_log_chunks(const std::string& path, const std::function<void(std::string_view)>& sink,
+                               std::size_t chunk_bytes, std::size_t max_line_bytes)
 {
   // POSIX read() on a file descriptor: no iostream overhead, and stdin and files
   // take the same path.
-  const bool stdin_input = path == "-";
-  const int fd = stdin_input ? 0 : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
+  LogFd in;
+  in.owned = path != "-";
+  in.fd = in.owned ? ::open(path.c_str(), O_RDONLY | O_CLOEXEC) : 0;
+  if (in.fd < 0) {
     throw InputError(path, std::string("cannot open log: ") + std::strerror(errno));
   }
-  std::vector<char> buffer(chunk_bytes);
-  std::size_t kept = 0; // bytes of an unfinished line carried over from the last read
-  while (true) {
-    if (kept == buffer.size()) {
-      buffer.resize(buffer.size() * 2); // one line longer than a chunk
+  if (in.owned) {
+    require_streamable(path, in.fd);
+  }
+  LogReadSummary summary;
+  // Room for a whole line of the longest length plus more, so a read always has space.
+  std::vector<char> buffer(std::max(chunk_bytes, max_line_bytes + 1));
+  std::size_t kept = 0;       // bytes of an unfinished line carried over from the last read
+  bool skipping = false;      // inside the rest of a line that was cut
+  std::int64_t lines = 0;     // complete lines handed on so far
+  // Hands on the first max_line_bytes of the line at `start`, ended by a newline
+  // written over its next byte (which belongs to the part that is skipped).
+  const auto hand_on_cut = [&](std::size_t start) {
+    buffer[start + max_line_bytes] = '\n';
+    sink(std::string_view(buffer.data() + start, max_line_bytes + 1));
+    lines += 1;
+    summary.cut_lines += 1;
+    if (summary.first_cut_line == 0) {
+      summary.first_cut_line = lines;
     }
-    const ssize_t got = ::read(fd, buffer.data() + kept, buffer.size() - kept);
+  };
+  while (true) {
+    const ssize_t got = ::read(in.fd, buffer.data() + kept, buffer.size() - kept);
     if (got < 0) {
       if (errno == EINTR) {
         continue;
       }
-      const int err = errno;
-      if (!stdin_input) {
-        ::close(fd);
-      }
-      throw InputError(path, std::string("cannot read log: ") + std::strerror(err));
+      throw InputError(path, std::string("cannot read log: ") + std::strerror(errno));
     }
     if (got == 0) {
       break;
     }
     const std::size_t filled = kept + static_cast<std::size_t>(got);
-    const char* last_nl = static_cast<const char*>(memrchr(buffer.data(), '\n', filled));
-    if (last_nl == nullptr) {
-      kept = filled;
+    std::size_t pos = 0; // start of the line being looked at
+    if (skipping) {
+      const char* nl = static_cast<const char*>(std::memchr(buffer.data(), '\n', filled));
+      if (nl == nullptr) {
+        kept = 0;
+        continue;
+      }
+      pos = static_cast<std::size_t>(nl - buffer.data()) + 1;
+      skipping = false;
+    }
+    std::size_t ready = pos; // complete lines in [ready, pos) wait to be handed on together
+    const auto flush = [&] {
+      if (pos > ready) {
+        sink(std::string_view(buffer.data() + ready, pos - ready));
+      }
+    };
+    // The kept bytes hold no newline; the search starts in them all the same,
+    // as a line's length counts from its start.
+    while (const char* nl = static_cast<const char*>(std::memchr(buffer.data() + pos, '\n', filled - pos))) {
+      const std::size_t end = static_cast<std::size_t>(nl - buffer.data());
+      if (end - pos > max_line_bytes) {
+        flush();
+        hand_on_cut(pos);
+        pos = end + 1;
+        ready = pos;
+        continue;
+      }
+      pos = end + 1;
+      lines += 1;
+    }
+    flush();
+    const std::size_t tail = filled - pos;
+    if (tail > max_line_bytes) {
+      hand_on_cut(pos);
+      kept = 0;
+      skipping = true;
       continue;
     }
-    const std::size_t complete = static_cast<std::size_t>(last_nl - buffer.data()) + 1;
-    sink(std::string_view(buffer.data(), complete));
-    kept = filled - complete;
-    std::memmove(buffer.data(), buffer.data() + complete, kept);
-  }
-  if (!stdin_input) {
-    ::close(fd);
+    std::memmove(buffer.data(), buffer.data() + pos, tail);
+    kept = tail;
   }
   if (kept > 0) {
     sink(std::string_view(buffer.data(), kept));
   }
+  return summary;
 }
 
 } // namespace pdcheck::io

@@ -1,18 +1,17 @@
 #include "io/model_loader.hpp"
 
+#include "io/input_file.hpp"
 #include "model/catalog.hpp"
 #include "util/error.hpp"
+#include "util/json_limits.hpp"
 #include "util/spellcheck.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <filesystem>
-#include <memory>
+#include <new>
 #include <utility>
 
 namespace pdcheck::io {
@@ -20,26 +19,6 @@ namespace pdcheck::io {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string read_text(const fs::path& path)
-{
-  errno = 0;
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!file) {
-    throw InputError(path.string(), fmt::format("cannot read model config: {}", std::strerror(errno)));
-  }
-  std::string text;
-  char buffer[1 << 16];
-  std::size_t n = 0;
-  while ((n = std::fread(buffer, 1, sizeof buffer, file.get())) > 0) {
-    text.append(buffer, n);
-  }
-  if (std::ferror(file.get()) != 0) {
-    // fopen succeeds on a directory; the read is what fails (EISDIR).
-    throw InputError(path.string(), fmt::format("cannot read model config: {}", std::strerror(errno)));
-  }
-  return text;
-}
 
 // nlohmann reports a 1-based byte index of the last character it read; editors
 // want line and column, so count them from the text (both 1-based, column in bytes).
@@ -74,6 +53,16 @@ std::string without_prefix(const std::string& message)
 
 nlohmann::json parse_json(const std::string& text, const std::string& where)
 {
+  const JsonShape shape = json_shape(text);
+  if (shape.too_deep_at) {
+    const auto [line, column] = line_and_column(text, *shape.too_deep_at + 1);
+    throw InputError(fmt::format("{}:{}:{}", where, line, column),
+                     fmt::format("JSON nested deeper than the limit of {} levels", k_max_json_depth));
+  }
+  if (shape.values > k_max_json_values) {
+    throw InputError(where, fmt::format("expected a model config of at most {} JSON values, got {}", k_max_json_values,
+                                        shape.values));
+  }
   try {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
@@ -81,6 +70,8 @@ nlohmann::json parse_json(const std::string& text, const std::string& where)
     throw InputError(fmt::format("{}:{}:{}", where, line, column), "invalid JSON: " + without_prefix(e.what()));
   } catch (const nlohmann::json::out_of_range& e) {
     throw InputError(where, "invalid JSON: " + without_prefix(e.what()));
+  } catch (const std::bad_alloc&) {
+    throw CannotRun(fmt::format("{}: out of memory parsing the model config ({} bytes)", where, text.size()));
   }
 }
 
@@ -120,7 +111,13 @@ model::ModelSpec load_model(const std::string& ref, const std::string& base_dir)
   }
 
   std::error_code ec;
-  if (!fs::exists(path, ec)) {
+  const bool exists = fs::exists(path, ec);
+  if (ec) {
+    // A symlink loop or a directory without search permission: the path is
+    // there but cannot be followed.
+    throw InputError(path.string(), fmt::format("cannot read model config: {}", ec.message()));
+  }
+  if (!exists) {
     // A file of the same name wins over a catalog entry: an HF repo id such as
     // "Qwen/Qwen3.5-27B" may also be a local checkout.
     if (const model::CatalogEntry* entry = model::find_catalog_entry(ref)) {
@@ -135,7 +132,7 @@ model::ModelSpec load_model(const std::string& ref, const std::string& base_dir)
 
   const fs::path file = fs::is_directory(path, ec) ? path / "config.json" : path;
   const std::string where = file.string();
-  const nlohmann::json config = parse_json(read_text(file), where);
+  const nlohmann::json config = parse_json(read_input_file(file.string(), k_model_config), where);
   return model::read_model_config(config, ref, where);
 }
 

@@ -1,15 +1,12 @@
 #include "io/sglang_config.hpp"
 
+#include "io/input_file.hpp"
 #include "util/error.hpp"
 
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 // Conversion rules follow SGLang's ConfigArgumentMerger
 // (python/sglang/srt/server_args_config_parser.py, sgl-project/sglang @
@@ -95,16 +92,10 @@ std::vector<sglang::ConfigWord> read_sglang_config(const std::string& path, cons
     throw InputError(file, "SGLang reads only .yaml or .yml config files, got '" + extension + "'");
   }
 
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    throw InputError(file, std::string("cannot read SGLang config file: ") + std::strerror(errno));
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-
+  const std::string text = read_input_file(file, k_sglang_config);
   YAML::Node root;
   try {
-    root = YAML::Load(text.str());
+    root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw InputError(where_of(file, e.mark), "YAML syntax error: " + e.msg);
   }

@@ -1,5 +1,6 @@
 #include "io/side_file.hpp"
 
+#include "io/input_file.hpp"
 #include "io/model_loader.hpp"
 #include "model/catalog.hpp"
 #include "io/sglang_config.hpp"
@@ -220,17 +221,7 @@ void finish_side(Side& side, const SideInputs& in)
 
 std::string read_text(const std::string& path)
 {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw InputError(path, std::string("cannot read side file: ") + std::strerror(EISDIR));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw InputError(path, std::string("cannot read side file: ") + std::strerror(errno));
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return read_input_file(path, k_side_file);
 }
 
 std::string scalar_field(const std::string& field, const YAML::Node& value, const std::string& where,
