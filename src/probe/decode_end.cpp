@@ -4,6 +4,7 @@
 
 #include "plan/meaning.hpp"
 #include "probe/pattern.hpp"
+#include "probe/peer_fields.hpp"
 #include "probe/probe_session.hpp"
 #include "probe/session_steps.hpp"
 #include "probe/side_wire.hpp"
@@ -60,12 +61,12 @@ ProbeReport run_decode_end(const sglang::Side& decode, const ProbeOptions& o, Fd
     register_pools(r, *pools, transport);
 
     std::optional<PhaseTimer> t(std::in_place, r, Phase::handshake);
-    const nlohmann::json peer = recv_message(fd, handshake_deadline, Phase::handshake);
+    const nlohmann::json peer = recv_message(fd, handshake_deadline, Phase::handshake, "hello");
     if (auto why = hello_refusal(peer, "prefill", std::string(transport.name()))) {
       send_message(fd, {{"type", "refuse"}, {"reason", *why}}, handshake_deadline, Phase::handshake);
       throw ProbeError(Phase::handshake, "refused the peer: " + *why, "that both ends run the same pdcheck and options");
     }
-    r.prefill_profile = peer.value("profile", "");
+    r.prefill_profile = PeerObject(peer, "the peer's hello", Phase::handshake).text_or("profile", "");
     nlohmann::json mine = hello(decode, layout, transport, o);
     mine["side"] = side_to_json(decode);
     mine["regions"] = regions_json(*pools);
@@ -77,24 +78,26 @@ ProbeReport run_decode_end(const sglang::Side& decode, const ProbeOptions& o, Fd
     t.emplace(r, Phase::connect);
     transport.connect(peer.at("endpoint"), false, Deadline::after(o.timeout));
     send_message(fd, {{"type", "ready"}}, handshake_deadline, Phase::connect);
-    const nlohmann::json go = recv_message(fd, Deadline::after(o.timeout), Phase::connect);
-    if (go.value("type", "") == "refuse") {
+    const nlohmann::json go = recv_message(fd, Deadline::after(o.timeout), Phase::connect, "go");
+    const std::string go_type = message_type(go);
+    const PeerObject go_in(go, "the peer's " + go_type, Phase::connect);
+    if (go_type == "refuse") {
       // The prefill found a rule SGLang enforces before any transfer.
-      r.refusals = go.value("reasons", std::vector<std::string>{});
-      r.checker_prediction = go.value("prediction", "");
+      r.refusals = go_in.texts("reasons");
+      r.checker_prediction = go_in.text_or("prediction", "");
       t->phase().ok = false;
       t->phase().detail = "the prefill end refused: SGLang would not transfer state for this pair";
       t->done();
       r.exit_code = exit_code::findings;
       return;
     }
-    if (go.value("type", "") != "go") {
-      if (go.value("type", "") == "abort") {
+    if (go_type != "go") {
+      if (go_type == "abort") {
         peer_stopped(go, Phase::connect);
       }
       throw ProbeError(Phase::connect, "expected 'go' from the prefill end", "that both ends run the same pdcheck");
     }
-    r.checker_prediction = go.value("prediction", "");
+    r.checker_prediction = go_in.text_or("prediction", "");
     t->done();
 
     const auto backend = wire_backend(decode.args.transfer_backend);
@@ -154,19 +157,22 @@ ProbeReport run_decode_end(const sglang::Side& decode, const ProbeOptions& o, Fd
         send_message(fd, msg, Deadline::after(o.timeout), Phase::transfer_info);
         const nlohmann::json done = expect(fd, "done", Deadline::after(o.timeout), Phase::completion);
         req.latency_seconds = seconds_since(t0);
-        req.src_slot = done.value("src_slot", 0);
-        req.bytes = done.value("bytes", 0);
-        req.work_requests = done.value("work_requests", 0);
+        const PeerObject done_in(done, "the peer's done", Phase::completion);
+        // The source slot seeds the pattern the bytes are checked against: an
+        // int32, as slot numbers are on both ends.
+        req.src_slot = done_in.integer_or<std::int32_t>("src_slot", 0);
+        req.bytes = done_in.integer_in<std::int64_t>("bytes", 0, 0, k_max_peer_count);
+        req.work_requests = done_in.integer_in<std::int64_t>("work_requests", 0, 0, k_max_peer_count);
         req.write_seconds = done.value("write_seconds", 0.0);
         r.bytes += req.bytes;
         r.work_requests += req.work_requests;
         r.write_seconds += req.write_seconds;
         if (done.contains("sglang_error")) {
           req.outcome = "failed";
-          req.sglang_error = done["sglang_error"].get<std::string>();
+          req.sglang_error = done_in.text_or("sglang_error", "");
         } else if (done.contains("transport_error")) {
           req.outcome = "failed";
-          req.transport_error = done["transport_error"].get<std::string>();
+          req.transport_error = done_in.text_or("transport_error", "");
         }
         // Verify every byte of the request's slot on every rank, whatever the
         // prefill says: a skipped or failed transfer must show as missing state.

@@ -1,5 +1,7 @@
 #include "probe/oob.hpp"
 
+#include "util/json_limits.hpp"
+
 #include <fmt/format.h>
 
 #include <arpa/inet.h>
@@ -292,23 +294,31 @@ void send_message(int fd, const nlohmann::json& message, Deadline deadline, Phas
   send_all(fd, text.data(), text.size(), deadline, phase);
 }
 
-nlohmann::json recv_message(int fd, Deadline deadline, Phase phase)
+nlohmann::json recv_message(int fd, Deadline deadline, Phase phase, std::string_view expected)
 {
+  constexpr const char* not_a_probe = "that the peer is `pdcheck probe` of the same version, not another service";
   std::uint8_t header[4];
   recv_exact(fd, header, 4, deadline, phase);
   const std::size_t n = (std::size_t{header[0]} << 24) | (std::size_t{header[1]} << 16) | (std::size_t{header[2]} << 8) |
                         std::size_t{header[3]};
   if (n > k_max_message) {
-    throw ProbeError(phase, fmt::format("peer sent a {}-byte message (limit {}): not a pdcheck probe peer", n,
-                                        k_max_message),
-                     "that --connect points at `pdcheck probe serve`, not another service");
+    throw ProbeError(phase,
+                     fmt::format("the peer's {} is {} bytes, over the limit of {} bytes for a probe message", expected,
+                                 n, k_max_message),
+                     not_a_probe);
   }
   std::string text(n, '\0');
   recv_exact(fd, text.data(), n, deadline, phase);
+  if (json_shape(text).too_deep_at) {
+    throw ProbeError(phase,
+                     fmt::format("the peer's {} nests JSON deeper than {} levels, the limit for a probe message",
+                                 expected, k_max_json_depth),
+                     not_a_probe);
+  }
   nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object()) {
-    throw ProbeError(phase, "peer sent a message that is not a JSON object: not a pdcheck probe peer",
-                     "that --connect points at `pdcheck probe serve`, not another service");
+    throw ProbeError(phase, fmt::format("the peer's {} is not a JSON object: not a pdcheck probe peer", expected),
+                     not_a_probe);
   }
   return j;
 }

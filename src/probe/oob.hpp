@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace pdcheck::probe {
 
@@ -89,10 +90,18 @@ void send_all(int fd, const void* data, std::size_t size, Deadline deadline, Pha
 void recv_exact(int fd, void* data, std::size_t size, Deadline deadline, Phase phase);
 
 /// One handshake/control message: a 4-byte big-endian length and a JSON object.
-inline constexpr std::size_t k_max_message = 64u << 20;
+/// The largest message the probe sends is the decode's hello, whose regions
+/// grow with ranks x state entries: 330 KB for the largest servable catalog
+/// layout (Kimi-Linear, attention TP 32, 2560 entries) with every number at its
+/// widest (tests/unit/test_probe_hostile_peer.cpp). The cap leaves more than 10x
+/// room for that, and keeps what a hostile peer can make this end parse (the
+/// tree of a small message costs up to ~20x its text) near 100 MB.
+inline constexpr std::size_t k_max_message = std::size_t{4} << 20;
 void send_message(int fd, const nlohmann::json& message, Deadline deadline, Phase phase);
-/// Throws ProbeError(phase) for a frame over k_max_message or text that is not
-/// a JSON object (a non-pdcheck peer).
-nlohmann::json recv_message(int fd, Deadline deadline, Phase phase);
+/// Receives the message `expected` names ("hello", "transfer_info or bye"):
+/// throws ProbeError(phase) naming it for a frame over k_max_message, JSON
+/// nested deeper than k_max_json_depth (util/json_limits.hpp) or text that is
+/// not a JSON object (a non-pdcheck peer).
+nlohmann::json recv_message(int fd, Deadline deadline, Phase phase, std::string_view expected);
 
 } // namespace pdcheck::probe

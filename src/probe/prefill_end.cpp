@@ -6,6 +6,7 @@
 #include "core/rules.hpp"
 #include "plan/meaning.hpp"
 #include "probe/pattern.hpp"
+#include "probe/peer_fields.hpp"
 #include "probe/probe_session.hpp"
 #include "probe/session_steps.hpp"
 #include "probe/side_wire.hpp"
@@ -20,6 +21,7 @@
 #include <optional>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <tuple>
 
@@ -87,12 +89,20 @@ std::string prediction_of(const check::CheckResult& result)
   return rules.empty() ? "no silent corruption" : fmt::format("silent corruption ({})", fmt::join(rules, ", "));
 }
 
+/// Where the plan may write on the decode end: one registered region.
+struct RemoteRegion
+{
+  std::uint64_t addr = 0;
+  std::uint32_t rkey = 0;
+};
+
 /// The state index list the prefill reads from one decode rank's TransferInfo.
-std::vector<std::int32_t> read_indices(const nlohmann::json& per_rank, sglang::TransferBackend backend,
+std::vector<std::int32_t> read_indices(const PeerObject& rank_info, sglang::TransferBackend backend,
                                        const sglang::Profile& decode_profile)
 {
+  const nlohmann::json& per_rank = rank_info.json();
   if (!per_rank.contains("frames")) {
-    return per_rank.at("state_indices").get<std::vector<std::int32_t>>();
+    return rank_info.integers<std::int32_t>("state_indices");
   }
   const auto wb = wire_backend(backend);
   if (!wb) {
@@ -158,12 +168,13 @@ ProbeReport run_prefill_end(const sglang::Side& prefill, const ProbeOptions& o, 
     t.emplace(r, Phase::handshake);
     const Deadline hd = Deadline::after(o.timeout);
     send_message(fd, hello(prefill, layout, transport, o), hd, Phase::handshake);
-    const nlohmann::json peer = recv_message(fd, hd, Phase::handshake);
-    if (peer.value("type", "") == "refuse") {
-      throw ProbeError(Phase::handshake, "the decode end refused: " + peer.value("reason", std::string("?")),
+    const nlohmann::json peer = recv_message(fd, hd, Phase::handshake, "hello");
+    const PeerObject hello_in(peer, "the peer's hello", Phase::handshake);
+    if (message_type(peer) == "refuse") {
+      throw ProbeError(Phase::handshake, "the decode end refused: " + hello_in.text_or("reason", "?"),
                        "that both ends run the same pdcheck and options");
     }
-    if (peer.value("type", "") == "abort") {
+    if (message_type(peer) == "abort") {
       peer_stopped(peer, Phase::handshake);
     }
     if (auto why = hello_refusal(peer, "decode", std::string(transport.name()))) {
@@ -171,22 +182,25 @@ ProbeReport run_prefill_end(const sglang::Side& prefill, const ProbeOptions& o, 
     }
     const sglang::Side decode = side_from_json(peer.at("side"), sglang::Role::decode);
     const model::Layout decode_layout = model::compute_layout(sglang::layout_input(decode));
-    if (layout_digest(decode_layout) != peer.value("layout_digest", "")) {
+    if (const std::string digest = hello_in.text_or("layout_digest", "?"); layout_digest(decode_layout) != digest) {
       throw ProbeError(Phase::handshake,
                        fmt::format("layout digest mismatch: the decode end lays its state out as {}, this end computes "
                                    "{} for the same side",
-                                   peer.value("layout_digest", "?"), layout_digest(decode_layout)),
+                                   digest, layout_digest(decode_layout)),
                        "that both hosts run the same pdcheck version");
     }
-    if (peer.value("slots", 0) < 2) {
+    if (hello_in.integer_or<int>("slots", 0) < 2) {
       throw ProbeError(Phase::handshake, "the decode end has fewer than 2 slots", "--slots on the decode end");
     }
     r.decode_profile = decode.profile.name;
     r.decode_ranks = static_cast<int>(decode_layout.ranks.size());
     // Remote regions by (rank, entry).
-    std::map<std::pair<int, int>, nlohmann::json> remote;
-    for (const auto& reg : peer.at("regions")) {
-      remote[{reg.at("rank").get<int>(), reg.at("entry").get<int>()}] = reg;
+    std::map<std::pair<int, int>, RemoteRegion> remote;
+    const nlohmann::json& regions = peer.at("regions");
+    for (std::size_t i = 0; i < regions.size(); ++i) {
+      const PeerObject region(regions[i], fmt::format("the peer's hello regions[{}]", i), Phase::handshake);
+      remote[{region.integer<int>("rank"), region.integer<int>("entry")}] =
+        RemoteRegion{region.integer<std::uint64_t>("addr"), region.integer<std::uint32_t>("rkey")};
     }
     t->done();
 
@@ -227,18 +241,19 @@ ProbeReport run_prefill_end(const sglang::Side& prefill, const ProbeOptions& o, 
     std::int64_t wr_total = 0;
     std::int64_t bytes_total = 0;
     for (;;) {
-      nlohmann::json m = recv_message(fd, Deadline::after(o.timeout), Phase::transfer_info);
-      const std::string type = m.value("type", "");
+      nlohmann::json m = recv_message(fd, Deadline::after(o.timeout), Phase::transfer_info, "transfer_info or bye");
+      const std::string type = message_type(m);
+      const PeerObject in(m, "the peer's " + type, Phase::transfer_info);
       if (type == "abort") {
         peer_stopped(m, Phase::transfer_info);
       }
       if (type == "bye") {
         r.verified = m.value("verified", false);
-        r.tally.bytes = m.value("bytes_checked", 0);
-        r.tally.wrong = m.value("wrong_bytes", 0);
-        r.tally.unwritten = m.value("unwritten_bytes", 0);
-        r.tally.stray = m.value("stray_bytes", 0);
-        for (const auto& s : m.value("mismatches", std::vector<std::string>{})) {
+        r.tally.bytes = in.integer_in<std::int64_t>("bytes_checked", 0, 0, std::numeric_limits<std::int64_t>::max());
+        r.tally.wrong = in.integer_in<std::int64_t>("wrong_bytes", 0, 0, std::numeric_limits<std::int64_t>::max());
+        r.tally.unwritten = in.integer_in<std::int64_t>("unwritten_bytes", 0, 0, std::numeric_limits<std::int64_t>::max());
+        r.tally.stray = in.integer_in<std::int64_t>("stray_bytes", 0, 0, std::numeric_limits<std::int64_t>::max());
+        for (const std::string& s : in.texts("mismatches")) {
           r.notes.push_back("decode: " + s);
         }
         send_message(fd, {{"type", "bye"}}, Deadline::after(o.timeout), Phase::teardown);
@@ -248,14 +263,27 @@ ProbeReport run_prefill_end(const sglang::Side& prefill, const ProbeOptions& o, 
         throw ProbeError(Phase::transfer_info, "unexpected message '" + type + "'", "that both ends run the same pdcheck");
       }
       RequestReport req;
-      req.index = m.value("request", 0);
-      req.room = m.value("room", 0);
+      // Non-negative: the request number picks the source slot (below).
+      req.index = in.integer_in<int>("request", 0, 0, std::numeric_limits<int>::max());
+      req.room = in.integer_or<std::int64_t>("room", 0);
       req.src_slot = 1 + (req.index % usable);
+      // The decode sends one entry per rank of its layout; anything else (an
+      // empty list above all) leaves no index list to act on.
+      const nlohmann::json& per_rank = m.at("per_rank");
+      if (!per_rank.is_array() || per_rank.size() != decode_layout.ranks.size()) {
+        throw ProbeError(Phase::transfer_info,
+                         fmt::format("the peer's transfer_info for request {} has per_rank = {}: expected one entry "
+                                     "for each of the decode's {} rank(s)",
+                                     req.index, peer_value_text(per_rank), decode_layout.ranks.size()),
+                         "that both ends run the same pdcheck version");
+      }
       // Every decode rank sends the same shape; the first one decides the count.
       std::map<std::pair<int, int>, std::vector<std::int32_t>> indices;
-      for (const auto& pr : m.at("per_rank")) {
-        indices[{pr.at("pp_rank").get<int>(), pr.at("tp_rank").get<int>()}] =
-          read_indices(pr, decode.args.transfer_backend, decode.profile);
+      for (std::size_t i = 0; i < per_rank.size(); ++i) {
+        const PeerObject rank_info(per_rank[i], fmt::format("the peer's transfer_info per_rank[{}]", i),
+                                   Phase::transfer_info);
+        const std::pair<int, int> rank{rank_info.integer<int>("pp_rank"), rank_info.integer<int>("tp_rank")};
+        indices[rank] = read_indices(rank_info, decode.args.transfer_backend, decode.profile);
       }
       const std::vector<std::int32_t>& first = indices.begin()->second;
       req.state_indices_sent = static_cast<int>(first.size());
@@ -298,8 +326,8 @@ ProbeReport run_prefill_end(const sglang::Side& prefill, const ProbeOptions& o, 
           sources.push_back({pools->buffer_index(src_rank, c.src_entry), static_cast<std::uint64_t>(c.src_offset),
                              static_cast<std::uint64_t>(c.length)});
           op.lkey = src.key.lkey;
-          op.remote_addr = it->second.at("addr").get<std::uint64_t>() + static_cast<std::uint64_t>(c.dst_offset);
-          op.rkey = it->second.at("rkey").get<std::uint32_t>();
+          op.remote_addr = it->second.addr + static_cast<std::uint64_t>(c.dst_offset);
+          op.rkey = it->second.rkey;
           op.length = static_cast<std::uint64_t>(c.length);
           ops.push_back(op);
         }

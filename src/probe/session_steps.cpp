@@ -1,7 +1,9 @@
 #include "probe/session_steps.hpp"
 
 #include "probe/pci_topology.hpp"
+#include "probe/peer_fields.hpp"
 #include "probe/side_wire.hpp"
+#include "util/untrusted_text.hpp"
 
 #include <fmt/format.h>
 
@@ -109,27 +111,32 @@ nlohmann::json hello(const sglang::Side& side, const model::Layout& layout, cons
 }
 
 /// Why a peer's hello is unacceptable, or nullopt. Integer protocol versions,
-/// never float parsing of version strings (perftest's atof).
+/// never float parsing of version strings (perftest's atof), and never narrowed:
+/// 4294967297 is not protocol 1.
 std::optional<std::string> hello_refusal(const nlohmann::json& peer, const std::string& expected_role,
                                          const std::string& my_transport)
 {
-  if (peer.value("magic", "") != k_magic) {
+  const PeerObject hello(peer, "the peer's hello", Phase::handshake);
+  if (hello.text_or("magic", "") != k_magic) {
     return "the peer is not a pdcheck probe (wrong magic)";
   }
-  if (peer.value("type", "") != "hello") {
+  if (hello.text_or("type", "") != "hello") {
     return "the peer did not start with a hello message";
   }
-  const int version = peer.value("protocol", -1);
+  const std::optional<int> version = peer.contains("protocol") ? integer_as<int>(peer.at("protocol")) : std::nullopt;
   if (version != k_protocol_version) {
-    return fmt::format("the peer speaks probe protocol {} (pdcheck {}), this pdcheck speaks {} (pdcheck {})", version,
-                       peer.value("pdcheck_version", "?"), k_protocol_version, PDCHECK_VERSION);
+    return fmt::format("the peer speaks probe protocol {} (pdcheck {}), this pdcheck speaks {} (pdcheck {})",
+                       peer.contains("protocol") ? peer_value_text(peer.at("protocol")) : std::string("none"),
+                       hello.text_or("pdcheck_version", "?"), k_protocol_version, PDCHECK_VERSION);
   }
-  if (peer.value("role", "") != expected_role) {
-    return fmt::format("the peer plays the {} role; expected a {} end", peer.value("role", "?"), expected_role);
+  const std::string role = hello.text_or("role", "?");
+  if (role != expected_role) {
+    return fmt::format("the peer plays the {} role; expected a {} end", role, expected_role);
   }
-  if (peer.value("transport", "") != my_transport) {
+  const std::string transport = hello.text_or("transport", "?");
+  if (transport != my_transport) {
     return fmt::format("the peer uses the {} transport but this end uses {}; give both the same --transport",
-                       peer.value("transport", "?"), my_transport);
+                       transport, my_transport);
   }
   return std::nullopt;
 }
@@ -169,14 +176,24 @@ ProbeError malformed_peer_message(const ProbeReport& r, const nlohmann::json::ex
 /// Throws the ProbeError an "abort" or "refuse" message from the peer carries.
 [[noreturn]] void peer_stopped(const nlohmann::json& m, Phase phase)
 {
-  throw ProbeError(phase, "the peer stopped: " + m.value("message", m.value("reason", std::string("no reason given"))),
-                   m.value("hint", std::string("the peer's own report")));
+  const PeerObject stop(m, "the peer's " + message_type(m), phase);
+  throw ProbeError(phase, "the peer stopped: " + stop.text_or("message", stop.text_or("reason", "no reason given")),
+                   stop.text_or("hint", "the peer's own report"));
+}
+
+std::string message_type(const nlohmann::json& m)
+{
+  const auto it = m.find("type");
+  if (it == m.end()) {
+    return "message";
+  }
+  return it->is_string() ? printable_untrusted(it->get_ref<const std::string&>(), 40) : peer_value_text(*it);
 }
 
 nlohmann::json expect(int fd, const std::string& type, Deadline d, Phase phase)
 {
-  nlohmann::json m = recv_message(fd, d, phase);
-  const std::string t = m.value("type", "");
+  nlohmann::json m = recv_message(fd, d, phase, type);
+  const std::string t = message_type(m);
   if (t == "abort") {
     peer_stopped(m, phase);
   }

@@ -108,8 +108,12 @@ void run_end(ProbeReport& r, int fd, Transport& transport, Steps&& steps)
   r.teardown_issues = transport.shutdown();
 }
 
-/// Throws the ProbeError an "abort" or "refuse" message from the peer carries.
+/// Throws the ProbeError an "abort" or "refuse" message from the peer carries
+/// (its texts made printable: util/untrusted_text.hpp).
 [[noreturn]] void peer_stopped(const nlohmann::json& m, Phase phase);
+
+/// The "type" of a peer's message, printable; "message" when it has none.
+std::string message_type(const nlohmann::json& m);
 
 /// The next message, which must be of `type` (an abort becomes the peer's error).
 nlohmann::json expect(int fd, const std::string& type, Deadline d, Phase phase);

@@ -1,8 +1,10 @@
 #include "probe/side_wire.hpp"
 
+#include "probe/peer_fields.hpp"
 #include "probe/probe_error.hpp"
 #include "sglang/profile.hpp"
 #include "sglang/server_args.hpp"
+#include "util/untrusted_text.hpp"
 
 #include <fmt/format.h>
 
@@ -61,34 +63,35 @@ nlohmann::json model_to_json(const model::ModelSpec& m)
 
 model::ModelSpec model_from_json(const nlohmann::json& j)
 {
+  // Every integer range-checked: a narrowed layer count or head size would
+  // give a layout that only looks like the peer's.
+  const PeerObject in(j, "the peer's hello side.model", Phase::handshake);
   model::ModelSpec m;
   m.name = j.at("name").get<std::string>();
   m.source = j.at("source").get<std::string>();
   m.architecture = j.at("architecture").get<std::string>();
   m.model_type = j.at("model_type").get<std::string>();
-  const int family = j.at("family").get<int>();
-  if (family < 0 || family > static_cast<int>(model::StateFamily::short_conv)) {
-    throw std::out_of_range("family");
-  }
+  in.integer<int>("family"); // required: an absent family is not the first one
+  const int family = in.integer_in<int>("family", 0, 0, static_cast<int>(model::StateFamily::short_conv));
   m.family = static_cast<model::StateFamily>(family);
-  m.num_hidden_layers = j.at("num_hidden_layers").get<int>();
-  m.state_layer_ids = j.at("state_layer_ids").get<std::vector<int>>();
-  m.intermediate_size = j.at("intermediate_size").get<std::int64_t>();
-  m.n_groups = j.at("n_groups").get<std::int64_t>();
-  m.num_heads = j.at("num_heads").get<std::int64_t>();
-  m.head_dim = j.at("head_dim").get<std::int64_t>();
-  m.state_size = j.at("state_size").get<std::int64_t>();
-  m.conv_kernel = j.at("conv_kernel").get<std::int64_t>();
-  m.kda_num_heads = j.at("kda_num_heads").get<std::int64_t>();
-  m.kda_head_dim = j.at("kda_head_dim").get<std::int64_t>();
-  m.kda_num_k_heads = j.at("kda_num_k_heads").get<std::int64_t>();
-  m.kda_head_k_dim = j.at("kda_head_k_dim").get<std::int64_t>();
+  m.num_hidden_layers = in.integer<int>("num_hidden_layers");
+  m.state_layer_ids = in.integers<int>("state_layer_ids");
+  m.intermediate_size = in.integer<std::int64_t>("intermediate_size");
+  m.n_groups = in.integer<std::int64_t>("n_groups");
+  m.num_heads = in.integer<std::int64_t>("num_heads");
+  m.head_dim = in.integer<std::int64_t>("head_dim");
+  m.state_size = in.integer<std::int64_t>("state_size");
+  m.conv_kernel = in.integer<std::int64_t>("conv_kernel");
+  m.kda_num_heads = in.integer<std::int64_t>("kda_num_heads");
+  m.kda_head_dim = in.integer<std::int64_t>("kda_head_dim");
+  m.kda_num_k_heads = in.integer<std::int64_t>("kda_num_k_heads");
+  m.kda_head_k_dim = in.integer<std::int64_t>("kda_head_k_dim");
   if (!j.at("config_ssm_dtype").is_null()) {
     m.config_ssm_dtype = parse_dtype(j.at("config_ssm_dtype").get<std::string>());
   }
-  m.num_attention_heads = j.at("num_attention_heads").get<int>();
-  m.num_key_value_heads = j.at("num_key_value_heads").get<int>();
-  m.num_attention_layers = j.at("num_attention_layers").get<int>();
+  m.num_attention_heads = in.integer<int>("num_attention_heads");
+  m.num_key_value_heads = in.integer<int>("num_key_value_heads");
+  m.num_attention_layers = in.integer<int>("num_attention_layers");
   m.hybrid_mla = j.at("hybrid_mla").get<bool>();
   return m;
 }
@@ -156,7 +159,9 @@ sglang::Side side_from_json(const nlohmann::json& j, sglang::Role role)
     const std::string profile = j.at("profile").get<std::string>();
     const sglang::Profile* p = sglang::find_profile(profile);
     if (p == nullptr) {
-      throw ProbeError(Phase::handshake, fmt::format("the peer runs SGLang profile '{}', unknown to this pdcheck", profile),
+      throw ProbeError(Phase::handshake,
+                       fmt::format("the peer runs SGLang profile '{}', unknown to this pdcheck",
+                                   printable_untrusted(profile, 64)),
                        "that both hosts run the same pdcheck version");
     }
     side.profile = *p;
@@ -168,7 +173,8 @@ sglang::Side side_from_json(const nlohmann::json& j, sglang::Role role)
   } catch (const ProbeError&) {
     throw;
   } catch (const std::exception& e) {
-    throw ProbeError(Phase::handshake, fmt::format("the peer's side description is unusable: {}", e.what()),
+    throw ProbeError(Phase::handshake,
+                     fmt::format("the peer's side description is unusable: {}", printable_untrusted(e.what())),
                      "that both hosts run the same pdcheck version");
   }
   return side;

@@ -1,5 +1,7 @@
 #include "probe/tcp_transport.hpp"
 
+#include "probe/peer_fields.hpp"
+
 #include <fmt/format.h>
 
 #include <cerrno>
@@ -122,9 +124,10 @@ std::uint8_t* TcpTransport::resolve(std::uint32_t rkey, std::uint64_t addr, std:
 void TcpTransport::connect(const nlohmann::json& peer, bool initiator, Deadline deadline)
 {
   if (initiator) {
+    const PeerObject endpoint(peer, "the peer's endpoint", Phase::connect);
     const std::string host = peer.value("host", "127.0.0.1");
-    const int port = peer.value("data_port", 0);
-    if (port <= 0) {
+    const int port = endpoint.integer_in<int>("data_port", 0, 0, 65535);
+    if (port == 0) {
       throw ProbeError(Phase::connect, "the peer advertised no TCP data port", "that both ends use --transport tcp");
     }
     m_data = connect_to(host, port, deadline, Phase::connect);

@@ -4,6 +4,7 @@
 
 #include "probe/qp_plan.hpp"
 #include "probe/pci_topology.hpp"
+#include "probe/peer_fields.hpp"
 #include "probe/rdma.hpp"
 #include "probe/verbs_handles.hpp"
 
@@ -193,20 +194,22 @@ public:
 
   void connect(const nlohmann::json& peer, bool, Deadline) override
   {
+    const PeerObject endpoint(peer, "the peer's endpoint", Phase::connect);
     PeerQp p;
-    p.qpn = peer.value("qpn", 0u);
-    p.psn = peer.value("psn", 0u);
-    p.lid = peer.value("lid", 0);
-    p.mtu = peer.value("mtu", 0);
+    // QP and packet sequence numbers are 24-bit, a LID 16-bit (IB spec).
+    p.qpn = endpoint.integer_in<std::uint32_t>("qpn", 0, 0, 0xFFFFFF);
+    p.psn = endpoint.integer_in<std::uint32_t>("psn", 0, 0, 0xFFFFFF);
+    p.lid = endpoint.integer_or<std::uint16_t>("lid", 0);
+    p.mtu = endpoint.integer_in<int>("mtu", 0, 0, 1 << 16);
     const auto gid = gid_from_string(peer.value("gid", ""));
     if (!gid) {
       throw ProbeError(Phase::connect, "the peer sent a malformed GID", "the peer's pdcheck version");
     }
     p.gid = *gid;
-    if (peer.value("link_layer", "") != m_port.link_layer) {
+    if (const std::string link_layer = endpoint.text_or("link_layer", ""); link_layer != m_port.link_layer) {
       throw ProbeError(Phase::connect,
                        fmt::format("link layers differ: this port is {}, the peer's is {}", m_port.link_layer,
-                                   peer.value("link_layer", "?")),
+                                   link_layer.empty() ? "?" : link_layer),
                        "that both hosts use the same fabric (IB or RoCE)");
     }
     const PathChoice path = choose_path(m_port.active_mtu, p.mtu, m_port.link_layer, m_gid, p.gid);

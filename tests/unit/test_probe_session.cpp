@@ -49,7 +49,7 @@ DecodeAgainst decode_end_against(const nlohmann::json& hello)
     send_message(fd.get(), hello, Deadline::after(5), Phase::handshake);
     try {
       for (;;) {
-        out.answers.push_back(recv_message(fd.get(), Deadline::after(5), Phase::handshake));
+        out.answers.push_back(recv_message(fd.get(), Deadline::after(5), Phase::handshake, "answer"));
       }
     } catch (const ProbeError&) {
       // closed

@@ -177,12 +177,12 @@ TEST_CASE("probe::oob: every wait has a deadline", "[probe]")
   {
     Fd client = connect_to("127.0.0.1", l.port(), Deadline::after(2), Phase::handshake);
     Fd server = l.accept(Deadline::after(2), Phase::handshake);
-    CHECK_THROWS_WITH(recv_message(server.get(), Deadline::after(0.2), Phase::handshake),
+    CHECK_THROWS_WITH(recv_message(server.get(), Deadline::after(0.2), Phase::handshake, "hello"),
                       Catch::Contains("timed out waiting for the peer"));
     send_message(client.get(), {{"type", "hello"}, {"n", 1}}, Deadline::after(1), Phase::handshake);
-    CHECK(recv_message(server.get(), Deadline::after(1), Phase::handshake)["n"] == 1);
+    CHECK(recv_message(server.get(), Deadline::after(1), Phase::handshake, "hello")["n"] == 1);
     client = Fd();
-    CHECK_THROWS_WITH(recv_message(server.get(), Deadline::after(1), Phase::handshake),
+    CHECK_THROWS_WITH(recv_message(server.get(), Deadline::after(1), Phase::handshake, "hello"),
                       Catch::Contains("peer closed the connection"));
   }
   SECTION("garbage from a non-pdcheck peer is refused")
@@ -191,8 +191,10 @@ TEST_CASE("probe::oob: every wait has a deadline", "[probe]")
     Fd server = l.accept(Deadline::after(2), Phase::handshake);
     const char junk[] = "GET / HTTP/1.1\r\n\r\n";
     send_all(client.get(), junk, sizeof junk - 1, Deadline::after(1), Phase::handshake);
-    CHECK_THROWS_WITH(recv_message(server.get(), Deadline::after(1), Phase::handshake),
-                      Catch::Contains("not a pdcheck probe peer"));
+    // "GET " read as a frame length is 1195725856 bytes.
+    CHECK_THROWS_WITH(recv_message(server.get(), Deadline::after(1), Phase::handshake, "hello"),
+                      "handshake: the peer's hello is 1195725856 bytes, over the limit of 4194304 bytes for a probe "
+                      "message; check: that the peer is `pdcheck probe` of the same version, not another service");
   }
 }
 
