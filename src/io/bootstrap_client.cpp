@@ -2,6 +2,7 @@
 
 #include "io/http_client.hpp"
 #include "util/error.hpp"
+#include "util/untrusted_text.hpp"
 
 #include <fmt/format.h>
 
@@ -29,6 +30,13 @@ std::string_view trimmed(std::string_view s)
     s.remove_suffix(1);
   }
   return s;
+}
+
+/// A server's answer as a message shows it: one line, cut, and with the control
+/// characters a wrong server could send (escape sequences) escaped.
+std::string answer_text(const HttpAnswer& a)
+{
+  return printable_untrusted(check::describe_answer(a.status, a.body));
 }
 
 class Session
@@ -116,7 +124,7 @@ public:
 
   [[noreturn]] void unexpected(const std::string& target, const HttpAnswer& a, std::string_view why = {})
   {
-    const std::string answer = check::describe_answer(a.status, a.body);
+    const std::string answer = answer_text(a);
     if (!why.empty()) {
       throw CannotRun(fmt::format("{}: GET {} answered {}: {}", m_url.text, target, answer, why));
     }
@@ -141,7 +149,7 @@ void read_health(Session& s, BootstrapFetch& fetch)
 {
   const std::string target(check::k_health_target);
   const HttpAnswer a = s.get(target);
-  fetch.health_answer = check::describe_answer(a.status, a.body);
+  fetch.health_answer = answer_text(a);
   if (a.status == 200) {
     fetch.health = HealthState::ok;
   } else if (a.status == 404) {
@@ -171,10 +179,10 @@ void read_server_info(Session& s, BootstrapFetch& fetch)
         break;
       }
       if (parse.not_ready) {
-        s.wait_or_give_up(target, parse.problem);
+        s.wait_or_give_up(target, printable_untrusted(parse.problem));
         continue;
       }
-      throw CannotRun(fmt::format("{}: GET {}: {}", s.url().text, target, parse.problem));
+      throw CannotRun(fmt::format("{}: GET {}: {}", s.url().text, target, printable_untrusted(parse.problem)));
     }
     if (a.status == 400 && trimmed(a.body) == check::k_missing_inputs_body) {
       if (legacy) {
@@ -185,14 +193,14 @@ void read_server_info(Session& s, BootstrapFetch& fetch)
       // engine_rank/target_dp_group[/target_pp_rank]; an extra parameter is ignored.
       fetch.notes.push_back(fmt::format("GET {} answered {}: a server from before the four-rank query; asked GET {} "
                                         "instead",
-                                        target, check::describe_answer(a.status, a.body),
+                                        target, answer_text(a),
                                         check::k_legacy_server_info_target));
       target = std::string(check::k_legacy_server_info_target);
       legacy = true;
       continue;
     }
     if (a.status == 503) {
-      s.wait_or_give_up(target, check::describe_answer(a.status, a.body));
+      s.wait_or_give_up(target, answer_text(a));
       continue;
     }
     if (a.status == 404) {
@@ -221,7 +229,7 @@ void read_endpoints(Session& s, BootstrapFetch& fetch)
       if (a.status == 200) {
         check::RankParse parse = check::parse_rank_info(a.body, rank);
         if (!parse.endpoint) {
-          throw CannotRun(fmt::format("{}: GET {}: {}", s.url().text, target, parse.problem));
+          throw CannotRun(fmt::format("{}: GET {}: {}", s.url().text, target, printable_untrusted(parse.problem)));
         }
         fetch.endpoints.push_back(std::move(*parse.endpoint));
         s.reset_backoff();
@@ -234,7 +242,7 @@ void read_endpoints(Session& s, BootstrapFetch& fetch)
           continue;
         }
         budget_spent = true;
-        fetch.missing_ranks.emplace_back(rank, check::describe_answer(a.status, a.body));
+        fetch.missing_ranks.emplace_back(rank, answer_text(a));
         break;
       }
       s.unexpected(target, a);

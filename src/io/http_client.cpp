@@ -4,9 +4,12 @@
 #include <httplib.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <cerrno>
 #include <cstring>
 #include <memory>
+#include <mutex>
+#include <thread>
 #include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
@@ -29,6 +32,57 @@ struct FdGuard
       ::close(fd);
     }
   }
+};
+
+/// cpp-httplib's timeouts are per read: a server that sends a byte just before
+/// each read times out would hold one request for ever. The watchdog stops the
+/// request at its deadline, whatever is arriving. httplib::Client::stop() is
+/// the library's thread-safe way to abort a request in flight (it shuts the
+/// socket down); while the client is still connecting it waits, and the
+/// connection timeout bounds that.
+class RequestWatchdog
+{
+public:
+  RequestWatchdog(httplib::Client& client, std::chrono::steady_clock::time_point deadline)
+    : m_thread([this, &client, deadline] {
+        std::unique_lock lock(m_mutex);
+        if (m_done.wait_until(lock, deadline, [this] { return m_finished; })) {
+          return;
+        }
+        m_cut = true;
+        // Again until the request returns: a stop() that came before the
+        // socket was in use has nothing to shut down yet.
+        while (!m_finished) {
+          client.stop();
+          m_done.wait_for(lock, std::chrono::milliseconds(20), [this] { return m_finished; });
+        }
+      })
+  {
+  }
+  RequestWatchdog(const RequestWatchdog&) = delete;
+  RequestWatchdog& operator=(const RequestWatchdog&) = delete;
+  ~RequestWatchdog() { finish(); }
+
+  /// Ends the watch (the request returned); true when the deadline cut it.
+  bool finish()
+  {
+    {
+      const std::lock_guard lock(m_mutex);
+      m_finished = true;
+    }
+    m_done.notify_all();
+    if (m_thread.joinable()) {
+      m_thread.join();
+    }
+    return m_cut;
+  }
+
+private:
+  std::mutex m_mutex;
+  std::condition_variable m_done;
+  bool m_finished = false;
+  bool m_cut = false;
+  std::thread m_thread; ///< last: starts once the members it uses exist
 };
 
 } // namespace
@@ -95,15 +149,25 @@ std::variant<HttpAnswer, HttpFailure> HttpGetClient::get(const std::string& targ
   // file or media server on that port) from filling memory.
   std::string body;
   bool too_big = false;
-  httplib::Result res = client.Get(target, headers, [&](const char* data, std::size_t n) {
-    too_big = body.size() + n > k_max_answer_bytes;
-    if (!too_big) {
-      body.append(data, n);
-    }
-    return !too_big;
-  });
+  bool cut = false;
+  httplib::Result res = [&] {
+    RequestWatchdog watchdog(client, start + timeout);
+    httplib::Result r = client.Get(target, headers, [&](const char* data, std::size_t n) {
+      too_big = body.size() + n > k_max_answer_bytes;
+      if (!too_big) {
+        body.append(data, n);
+      }
+      return !too_big;
+    });
+    cut = watchdog.finish();
+    return r;
+  }();
   if (res) {
     return HttpAnswer{res->status, std::move(body)};
+  }
+  if (cut && res.error() != httplib::Error::ConnectionTimeout) {
+    // The answer may have been on its way, a byte at a time: not "no answer".
+    return HttpFailure{HttpFailureKind::timeout, "no complete answer"};
   }
   if (too_big) {
     return HttpFailure{HttpFailureKind::broken, fmt::format("the answer is larger than {} bytes", k_max_answer_bytes)};

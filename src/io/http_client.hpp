@@ -28,8 +28,9 @@ enum class HttpFailureKind {
 };
 
 /// Why no answer came, as one line without the URL (the caller adds it). For
-/// the two timeout kinds the text is "no answer": the caller knows which limit
-/// (its own deadline or the per-request one) cut the wait.
+/// the two timeout kinds the text is "no answer" (connecting) or "no complete
+/// answer": the caller knows which limit (its own deadline or the per-request
+/// one) cut the wait.
 struct HttpFailure
 {
   HttpFailureKind kind = HttpFailureKind::broken;
@@ -47,8 +48,9 @@ public:
   /// three as one connection error). nullopt when the port accepts.
   std::optional<HttpFailure> probe(std::chrono::milliseconds timeout) const;
 
-  /// `GET target` (path and query), waiting at most `timeout` to connect and for
-  /// each read. Any status is an answer; only a missing answer is a failure.
+  /// `GET target` (path and query), waiting at most `timeout` in all: to
+  /// connect, send and read the whole answer, however slowly it trickles in.
+  /// Any status is an answer; only a missing answer is a failure.
   std::variant<HttpAnswer, HttpFailure> get(const std::string& target, std::chrono::milliseconds timeout) const;
 
 private:

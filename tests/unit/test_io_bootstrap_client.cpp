@@ -14,10 +14,12 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <fstream>
 #include <functional>
 #include <mutex>
 #include <netinet/in.h>
+#include <poll.h>
 #include <set>
 #include <sstream>
 #include <sys/socket.h>
@@ -115,6 +117,101 @@ private:
   std::thread m_thread;
   mutable std::mutex m_mutex;
   std::vector<Seen> m_requests;
+};
+
+/// A server on 127.0.0.1 that sends `prefix` of its answer at once and the
+/// rest a byte every `gap`, so no read of the client ever times out. It stops
+/// by itself after `lifetime`, or when the test ends.
+class TricklingServer
+{
+public:
+  TricklingServer(std::string prefix, std::string slow, std::chrono::milliseconds gap,
+                  std::chrono::milliseconds lifetime = std::chrono::seconds(10))
+    : m_prefix(std::move(prefix)), m_slow(std::move(slow)), m_gap(gap),
+      m_end(std::chrono::steady_clock::now() + lifetime)
+  {
+    m_listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::bind(m_listener, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+    REQUIRE(::listen(m_listener, 8) == 0);
+    socklen_t len = sizeof a;
+    ::getsockname(m_listener, reinterpret_cast<sockaddr*>(&a), &len);
+    m_port = ntohs(a.sin_port);
+    m_thread = std::thread([this] { serve(); });
+  }
+  ~TricklingServer()
+  {
+    m_stop = true;
+    m_thread.join();
+    ::close(m_listener);
+  }
+
+  std::string url() const { return fmt::format("http://127.0.0.1:{}", m_port); }
+
+private:
+  bool running() const { return !m_stop && std::chrono::steady_clock::now() < m_end; }
+
+  /// True while `fd` has room (and the client has not gone): waits at most 50 ms.
+  static bool wait(int fd, short events)
+  {
+    pollfd p{fd, events, 0};
+    return ::poll(&p, 1, 50) > 0 && (p.revents & (POLLERR | POLLHUP)) == 0;
+  }
+
+  void serve()
+  {
+    while (running()) {
+      if (!wait(m_listener, POLLIN)) {
+        continue;
+      }
+      const int fd = ::accept4(m_listener, nullptr, nullptr, SOCK_CLOEXEC);
+      if (fd < 0) {
+        continue;
+      }
+      answer(fd);
+      ::close(fd);
+    }
+  }
+
+  void answer(int fd)
+  {
+    // The request, until its blank line (pdcheck's first connection sends none).
+    std::string request;
+    char buf[1024];
+    while (running() && request.find("\r\n\r\n") == std::string::npos) {
+      if (!wait(fd, POLLIN)) {
+        continue;
+      }
+      const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+      if (n <= 0) {
+        return;
+      }
+      request.append(buf, static_cast<std::size_t>(n));
+    }
+    if (::send(fd, m_prefix.data(), m_prefix.size(), MSG_NOSIGNAL) < 0) {
+      return;
+    }
+    for (const char c : m_slow) {
+      const auto next = std::chrono::steady_clock::now() + m_gap;
+      while (running() && std::chrono::steady_clock::now() < next) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+      if (!running() || ::send(fd, &c, 1, MSG_NOSIGNAL) != 1) {
+        return;
+      }
+    }
+  }
+
+  std::string m_prefix;
+  std::string m_slow;
+  std::chrono::milliseconds m_gap;
+  std::chrono::steady_clock::time_point m_end;
+  std::atomic<bool> m_stop{false};
+  int m_listener = -1;
+  int m_port = 0;
+  std::thread m_thread;
 };
 
 /// Every request was a GET of /health or /route: never PUT /route, never POST
@@ -540,10 +637,62 @@ TEST_CASE("servers that cannot be reached", "[io][bootstrap]")
     const std::string url = fmt::format("http://127.0.0.1:{}", ntohs(a.sin_port));
     io::BootstrapOptions o = fast(5000);
     o.per_request = std::chrono::milliseconds(300);
-    CHECK(cannot_run(url, o) == url + ": GET /health: no answer within 0.3 s");
-    CHECK(cannot_run(url, fast(400)) == url + ": GET /health: no answer within the 0.4 s allowed in all");
+    CHECK(cannot_run(url, o) == url + ": GET /health: no complete answer within 0.3 s");
+    CHECK(cannot_run(url, fast(400)) == url + ": GET /health: no complete answer within the 0.4 s allowed in all");
     ::close(s);
   }
+}
+
+TEST_CASE("a server's answer is quoted with its escape sequences escaped", "[io][bootstrap]")
+{
+  LoopbackServer server([](const httplib::Request& req) {
+    return req.path == "/health" ? Reply{200, "OK"} : Reply{502, "\x1b[2J\x1b]0;owned\x07" "Bad Gateway"};
+  });
+  CHECK(cannot_run(server.url(), fast()) ==
+        server.url() +
+          ": GET /route?prefill_dp_rank=-1&prefill_cp_rank=-1&target_tp_rank=-1&target_pp_rank=-1 answered 502 "
+          "\\x1b[2J\\x1b]0;owned\\x07Bad Gateway");
+}
+
+TEST_CASE("a server that trickles its answer is cut at the deadline, not at each read", "[io][bootstrap]")
+{
+  using std::chrono::milliseconds;
+  const auto elapsed_for = [](const std::string& url, const io::BootstrapOptions& o, std::string& error) {
+    const auto t0 = std::chrono::steady_clock::now();
+    error = cannot_run(url, o);
+    return std::chrono::steady_clock::now() - t0;
+  };
+  std::string error;
+  SECTION("the status line and headers a byte at a time")
+  {
+    const TricklingServer server("", "HTTP/1.1 200 OK\r\nX-Padding: " + std::string(200, 'x') + "\r\n\r\n", milliseconds(50));
+    const auto took = elapsed_for(server.url(), fast(600), error);
+    CHECK(error == server.url() + ": GET /health: no complete answer within the 0.6 s allowed in all");
+    CHECK(took < milliseconds(1500));
+  }
+  SECTION("the body a byte at a time, with the per-request limit the shorter one")
+  {
+    const TricklingServer server("HTTP/1.1 200 OK\r\nContent-Length: 200\r\n\r\n", std::string(200, 'x'),
+                                 milliseconds(50));
+    io::BootstrapOptions o = fast(5000);
+    o.per_request = milliseconds(400);
+    const auto took = elapsed_for(server.url(), o, error);
+    CHECK(error == server.url() + ": GET /health: no complete answer within 0.4 s");
+    CHECK(took < milliseconds(1500));
+  }
+}
+
+TEST_CASE("pdcheck bootstrap --timeout is the whole command's deadline", "[io][bootstrap][cli]")
+{
+  // The server: a byte every 0.7 s. Before the deadline was total, each
+  // byte restarted cpp-httplib's read timeout and --timeout 2 ran 30 s.
+  const TricklingServer server("", "HTTP/1.1 200 OK\r\n" + std::string(100, 'x'), std::chrono::milliseconds(700));
+  const auto t0 = std::chrono::steady_clock::now();
+  const Run r = pdcheck_cli("bootstrap " + server.url() + " examples/bootstrap/decode.yaml --timeout 2");
+  const auto took = std::chrono::steady_clock::now() - t0;
+  CHECK(r.code == 3);
+  CHECK(r.out == "pdcheck: cannot run: " + server.url() + ": GET /health: no complete answer within the 2 s allowed in all\n");
+  CHECK(took < std::chrono::milliseconds(3500));
 }
 
 TEST_CASE("pdcheck bootstrap from the command line", "[io][bootstrap][cli]")
