@@ -28,6 +28,7 @@ Profile no_state()
   p.mooncake_slot_size_check = false;
   p.mooncake_layout_check = false;
   p.pp_split = PpSplit::last_takes_remainder;
+  p.mamba_dtype_env = false;
   return p;
 }
 

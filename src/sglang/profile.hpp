@@ -55,6 +55,10 @@ struct Profile
   bool mooncake_slot_size_check = true;       ///< M11 "slot size mismatch" exists
   bool mooncake_layout_check = true;          ///< M9 "layouts differ ... no per-tensor dim metadata" exists
   PpSplit pp_split = PpSplit::last_stages_one_extra;
+  /// PR #18532: SSM dtype from flag > SGLANG_MAMBA_SSM_DTYPE > config > float32 and
+  /// SGLANG_MAMBA_CONV_DTYPE honoured. Before it, ServerArgs overwrote the
+  /// environment from --mamba-ssm-dtype (default float32) and conv was bfloat16.
+  bool mamba_dtype_env = true;
 };
 
 /// All named profiles and release rows, oldest first.

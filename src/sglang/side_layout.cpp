@@ -26,9 +26,15 @@ model::LayoutInput layout_input(const Side& side)
   if (auto it = a.env.find("SGLANG_PP_LAYER_PARTITION"); it != a.env.end()) {
     in.pp_layer_partition = it->second; // judged by get_pp_indices, as SGLang does at startup
   }
-  in.conv_dtype = env_dtype(a, "SGLANG_MAMBA_CONV_DTYPE").value_or(Dtype::bfloat16);
-  in.ssm_dtype = a.mamba_ssm_dtype.value_or(
-    env_dtype(a, "SGLANG_MAMBA_SSM_DTYPE").value_or(side.model.config_ssm_dtype.value_or(Dtype::float32)));
+  if (side.profile.mamba_dtype_env) {
+    in.conv_dtype = env_dtype(a, "SGLANG_MAMBA_CONV_DTYPE").value_or(Dtype::bfloat16);
+    in.ssm_dtype = a.mamba_ssm_dtype.value_or(
+      env_dtype(a, "SGLANG_MAMBA_SSM_DTYPE").value_or(side.model.config_ssm_dtype.value_or(Dtype::float32)));
+  } else {
+    // Before PR #18532 the environment was overwritten from the flag's value.
+    in.conv_dtype = Dtype::bfloat16;
+    in.ssm_dtype = a.mamba_ssm_dtype.value_or(Dtype::float32);
+  }
   in.enable_unified_memory = a.enable_unified_memory;
   if (a.speculative_algorithm && a.speculative_num_draft_tokens) {
     in.speculative_num_draft_tokens = *a.speculative_num_draft_tokens;

@@ -5,6 +5,7 @@
 #include "io/side_file.hpp"
 #include "plan/plan.hpp"
 #include "sglang/profile.hpp"
+#include "sglang/side_layout.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -289,4 +290,23 @@ TEST_CASE("an SGLANG_* variable SGLang does not read is a warning with a did-you
   CHECK(found[0]->message == "SGLang reads no environment variable SGLANG_MAMBA_SSM_DTPYE; did you mean "
                              "SGLANG_MAMBA_SSM_DTYPE?");
   CHECK(found[0]->severity == Severity::warning);
+}
+
+TEST_CASE("state dtypes per release: the environment counts only from PR #18532", "[sglang][fidelity]")
+{
+  sglang::Side old_side = side(sglang::Role::decode, "--tp 2", "0.5.6");
+  old_side.args.env["SGLANG_MAMBA_SSM_DTYPE"] = "bfloat16";
+  old_side.args.env["SGLANG_MAMBA_CONV_DTYPE"] = "float32";
+  const model::LayoutInput old_in = sglang::layout_input(old_side);
+  CHECK(old_in.ssm_dtype == Dtype::float32); // overwritten from --mamba-ssm-dtype's default
+  CHECK(old_in.conv_dtype == Dtype::bfloat16);
+
+  sglang::Side new_side = old_side;
+  new_side.profile = *sglang::find_profile("0.5.20");
+  const model::LayoutInput new_in = sglang::layout_input(new_side);
+  CHECK(new_in.ssm_dtype == Dtype::bfloat16);
+  CHECK(new_in.conv_dtype == Dtype::float32);
+
+  sglang::Side flag_side = side(sglang::Role::decode, "--tp 2 --mamba-ssm-dtype bfloat16", "0.5.6");
+  CHECK(sglang::layout_input(flag_side).ssm_dtype == Dtype::bfloat16);
 }
