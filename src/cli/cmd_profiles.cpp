@@ -37,6 +37,9 @@ nlohmann::ordered_json profile_json(const sglang::Profile& p)
   j["mori_state"] = p.mori_state;
   j["mori_broken_pack"] = p.mori_broken_pack;
   j["mooncake_slot_size_check"] = p.mooncake_slot_size_check;
+  j["pp_split"] = p.pp_split == sglang::PpSplit::last_takes_remainder ? "last_takes_remainder" : "last_stages_one_extra";
+  j["mamba_dtype_env"] = p.mamba_dtype_env;
+  j["unified_memory"] = p.unified_memory;
   return j;
 }
 
