@@ -75,7 +75,7 @@ void unified_memory_findings(const Side& side, std::vector<Finding>& out)
     if (runtime) {
       f.runtime_error = "AssertionError: " + *runtime;
     }
-    f.where = fmt::format("{} startup: handle_unified_memory_pool", sglang::role_name(side.role));
+    f.where = fmt::format("{} startup: handle_unified_memory_pool (arg_groups/kv_cache_hook.py)", sglang::role_name(side.role));
     out.push_back(std::move(f));
   };
   if (!side.profile.unified_memory) {
@@ -136,7 +136,8 @@ void dcp_findings(const Side& side, std::vector<Finding>& out)
     "physical offset; running without that remap would silently corrupt the transferred KV cache. Use --dcp-size 1 "
     "on the disaggregated engine, or pick a backend that has been adapted for DCP.",
     dcp);
-  f.where = fmt::format("{} startup: CommonKVManager._check_dcp_compat", sglang::role_name(side.role));
+  f.where = fmt::format("{} startup: CommonKVManager._check_dcp_compat (disaggregation/common/conn.py)",
+                        sglang::role_name(side.role));
   f.evidence["dcp_size"] = dcp;
   f.evidence["backend"] = backend_name(side.args.transfer_backend);
   out.push_back(std::move(f));
@@ -694,7 +695,10 @@ CheckResult run_check(const CheckInput& input)
       f.side = "prefill";
       f.decode_rank = d;
       f.backend = backend_name(prefill.args.transfer_backend);
-      f.where = "prefill: KVArgsRegisterInfo.from_zmq (bootstrap thread)";
+      // Mooncake's bootstrap thread has no handler and dies; Mori catches and logs
+      // it in _handle_register_message and goes on without that registration.
+      f.where = *backend == wire::Backend::mori ? "prefill: MoriKVManager._handle_register_message (logged, thread goes on)"
+                                                : "prefill: KVArgsRegisterInfo.from_zmq (bootstrap thread)";
       f.evidence["prefill_profile"] = prefill.profile.name;
       f.evidence["decode_profile"] = decode.profile.name;
       out.push_back(std::move(f));

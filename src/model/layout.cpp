@@ -33,7 +33,7 @@ std::int64_t divide(std::int64_t numerator, std::int64_t denominator, std::strin
     Finding f = make_finding("startup-divisibility",
                              fmt::format("{} {} is not divisible by attention TP size {}", what, numerator, denominator));
     f.runtime_error = fmt::format("AssertionError: {} is not divisible by {}", numerator, denominator);
-    f.where = "SGLang startup: state shape (divide)";
+    f.where = "SGLang startup: divide (python/sglang/srt/distributed/utils.py) while the state pool is sized";
     f.evidence["value"] = numerator;
     f.evidence["attn_tp_size"] = denominator;
     f.evidence["quantity"] = std::string(what);

@@ -135,7 +135,7 @@ TEST_CASE("check::run_check: --dcp-size with Mori is refused at startup with SGL
         "dcp_size=2. PD disaggregation under DCP requires the transfer layer to remap logical token loc -> per-rank "
         "physical offset; running without that remap would silently corrupt the transferred KV cache. Use "
         "--dcp-size 1 on the disaggregated engine, or pick a backend that has been adapted for DCP.");
-  CHECK(found[0].where == "decode startup: CommonKVManager._check_dcp_compat");
+  CHECK(found[0].where == "decode startup: CommonKVManager._check_dcp_compat (disaggregation/common/conn.py)");
 }
 
 TEST_CASE("check::run_check: DCP topologies without a relayout are findings", "[check][dcp]")
