@@ -1,5 +1,7 @@
 #include "check/bootstrap.hpp"
 
+#include "util/untrusted_text.hpp"
+
 #include "core/rules.hpp"
 #include "sglang/side_layout.hpp"
 #include "util/error.hpp"
@@ -43,11 +45,8 @@ std::string one_line(std::string_view text, std::size_t limit)
     }
     out += c;
   }
-  if (out.size() > limit) {
-    out.resize(limit);
-    out += "…";
-  }
-  return out;
+  // Server text: escaped, and cut at a character boundary, never inside one.
+  return printable_untrusted(out, limit);
 }
 
 std::string json_type_name(const nlohmann::ordered_json& j)

@@ -22,8 +22,15 @@ namespace {
 report::PathBase path_base(const std::string& sarif_root)
 {
   namespace fs = std::filesystem;
-  const fs::path cwd = fs::current_path();
-  const fs::path root = sarif_root.empty() ? cwd : fs::absolute(sarif_root);
+  std::error_code ec;
+  const fs::path cwd = fs::current_path(ec);
+  if (ec) {
+    throw InputError("--sarif-root", "cannot read the current directory: " + ec.message());
+  }
+  const fs::path root = sarif_root.empty() ? cwd : fs::absolute(sarif_root, ec);
+  if (ec) {
+    throw InputError("--sarif-root", "cannot resolve '" + sarif_root + "': " + ec.message());
+  }
   return report::PathBase{cwd.string(), root.lexically_normal().string()};
 }
 

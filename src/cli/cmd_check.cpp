@@ -63,10 +63,14 @@ std::vector<std::string> capture_files(const std::vector<std::string>& paths)
     std::error_code ec;
     if (std::filesystem::is_directory(p, ec)) {
       std::vector<std::string> in_dir;
-      for (const auto& e : std::filesystem::directory_iterator(p, ec)) {
-        if (e.path().extension() == ".json") {
-          in_dir.push_back(e.path().string());
+      // increment(ec), not the range-for: its operator++ throws on a read error.
+      for (std::filesystem::directory_iterator it(p, ec), end; !ec && it != end; it.increment(ec)) {
+        if (it->path().extension() == ".json") {
+          in_dir.push_back(it->path().string());
         }
+      }
+      if (ec) {
+        throw InputError(p, "cannot list capture directory: " + ec.message());
       }
       if (in_dir.empty()) {
         throw InputError(p, "no capture files (*.json) in this directory");

@@ -180,8 +180,10 @@ std::variant<HttpAnswer, HttpFailure> HttpGetClient::get(const std::string& targ
   case httplib::Error::Read:
     // The library says "Read" both for a read timeout and for a peer that hung
     // up; the clock tells them apart.
+    // The read timeout and the watchdog run out together; whichever stopped
+    // the request, the caller sees the same words.
     if (elapsed >= timeout * 9 / 10) {
-      return HttpFailure{HttpFailureKind::timeout, "no answer"};
+      return HttpFailure{HttpFailureKind::timeout, "no complete answer"};
     }
     return HttpFailure{HttpFailureKind::broken, "the connection closed before a complete HTTP answer"};
   case httplib::Error::Write: return HttpFailure{HttpFailureKind::broken, "the request could not be sent"};

@@ -235,7 +235,8 @@ TEST_CASE("answers as one line", "[check][bootstrap]")
   CHECK(describe_answer(500, data("tp-dp/rank-missing-500.txt")) ==
         "500 500 Internal Server Error Server got itself in trouble");
   CHECK(describe_answer(404, "") == "404 (empty body)");
-  CHECK(describe_answer(200, std::string(400, 'x')).size() == std::string("200 ").size() + 160 + std::string("…").size());
+  CHECK(describe_answer(200, std::string(400, 'x')) == "200 " + std::string(160, 'x') + "… (240 bytes more)");
+  CHECK(describe_answer(200, "bad\x1b[2Jserver") == "200 bad\\x1b[2Jserver"); // no escape sequence reaches a terminal
 }
 
 TEST_CASE("the prefill side built from the server info", "[check][bootstrap]")
