@@ -92,7 +92,11 @@ std::string_view launch_flags_source()
     const std::string_view text = data::launch_flags();
     const std::string_view key = "server_args.py @ ";
     const std::size_t at = text.find(key);
-    return at == std::string_view::npos ? std::string("unknown") : std::string(text.substr(at + key.size(), 40));
+    if (at == std::string_view::npos) {
+      return std::string("unknown");
+    }
+    const std::string_view rest = text.substr(at + key.size());
+    return std::string(rest.substr(0, rest.find_first_of(" ,;\n")));
   }();
   return source;
 }

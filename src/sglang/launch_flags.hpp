@@ -16,7 +16,7 @@ struct LaunchFlag
 {
   std::string option; ///< "--tp-size"
   std::string dest;   ///< "tp_size"
-  std::string nargs;  ///< argparse nargs: "0", "1", "?", "*", "+" or a count
+  std::string nargs;  ///< argparse nargs: "0", "1", "?", "*", "+", "..." (REMAINDER) or a count
 };
 
 /// Every option string, in registration order.

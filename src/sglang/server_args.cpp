@@ -461,6 +461,9 @@ std::size_t skip_values(const std::vector<Word>& words, std::size_t i, bool inli
   if (inline_value || nargs == "0") {
     return i;
   }
+  if (nargs == "...") {
+    return words.size(); // argparse.REMAINDER takes everything after it
+  }
   std::size_t limit = words.size();
   if (nargs == "?") {
     limit = std::min(words.size(), i + 1);
