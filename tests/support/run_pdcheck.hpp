@@ -17,12 +17,11 @@ struct CliRun
   std::string out;
 };
 
-/// `args` are shell words after `pdcheck`; NO_COLOR keeps text output plain.
-inline CliRun run_pdcheck(const std::string& args)
+/// Runs a shell command with stderr joined to stdout and NO_COLOR set.
+inline CliRun run_command(const std::string& command)
 {
-  const std::string cmd = fmt::format("cd {} && NO_COLOR=1 {} {} 2>&1", PDCHECK_SOURCE_DIR, PDCHECK_BINARY, args);
   CliRun r;
-  FILE* pipe = ::popen(cmd.c_str(), "r");
+  FILE* pipe = ::popen(("NO_COLOR=1; export NO_COLOR; " + command + " 2>&1").c_str(), "r");
   if (pipe == nullptr) {
     r.out = "popen failed";
     return r;
@@ -34,6 +33,12 @@ inline CliRun run_pdcheck(const std::string& args)
   const int status = ::pclose(pipe);
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
+}
+
+/// `args` are shell words after `pdcheck`, run from the repository root.
+inline CliRun run_pdcheck(const std::string& args)
+{
+  return run_command(fmt::format("cd {} && {} {}", PDCHECK_SOURCE_DIR, PDCHECK_BINARY, args));
 }
 
 } // namespace pdcheck::test

@@ -4,41 +4,17 @@
 #include "check/checker.hpp"
 #include "io/side_file.hpp"
 
+#include "../support/checker_cases.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 
 using namespace pdcheck;
 
-namespace {
-
-sglang::Side side(sglang::Role role, const std::string& args, const std::string& version,
-                  const std::string& model = "qwen3-next-80b-a3b", std::map<std::string, std::string> env = {})
-{
-  const std::string mode = role == sglang::Role::prefill ? " --disaggregation-mode prefill" : " --disaggregation-mode decode";
-  return io::side_from_args(role, args + mode, model, version, env, "test");
-}
-
-check::CheckResult check_pair(const sglang::Side& p, const sglang::Side& d)
-{
-  check::CheckInput in;
-  in.prefill = p;
-  in.decode = d;
-  return check::run_check(in);
-}
-
-std::vector<const Finding*> with_rule(const check::CheckResult& r, const std::string& rule)
-{
-  std::vector<const Finding*> out;
-  for (const Finding& f : r.findings) {
-    if (f.rule == rule) {
-      out.push_back(&f);
-    }
-  }
-  return out;
-}
-
-} // namespace
+using test::check_pair;
+using test::side;
+using test::with_rule;
 
 TEST_CASE("check::run_check: unified memory on the decode only reproduces the Mooncake seed message", "[check]")
 {

@@ -7,37 +7,19 @@
 #include "sglang/profile.hpp"
 #include "sglang/side_layout.hpp"
 
+#include "../support/checker_cases.hpp"
+
 #include <catch2/catch.hpp>
+
+#include <algorithm>
 
 using namespace pdcheck;
 
+using test::check_pair;
+using test::side;
+using test::with_rule;
+
 namespace {
-
-sglang::Side side(sglang::Role role, const std::string& args, const std::string& version,
-                  const std::string& model = "qwen3-next-80b-a3b")
-{
-  const std::string mode = role == sglang::Role::prefill ? " --disaggregation-mode prefill" : " --disaggregation-mode decode";
-  return io::side_from_args(role, args + mode, model, version, {}, "test");
-}
-
-check::CheckResult check_pair(const sglang::Side& p, const sglang::Side& d)
-{
-  check::CheckInput in;
-  in.prefill = p;
-  in.decode = d;
-  return check::run_check(in);
-}
-
-std::vector<const Finding*> with_rule(const check::CheckResult& r, const std::string& rule)
-{
-  std::vector<const Finding*> out;
-  for (const Finding& f : r.findings) {
-    if (f.rule == rule) {
-      out.push_back(&f);
-    }
-  }
-  return out;
-}
 
 std::size_t errors(const check::CheckResult& r)
 {

@@ -75,22 +75,6 @@ std::string sparse_file(const test::TempDir& dir, const std::string& name, off_t
   return path;
 }
 
-/// Runs a shell command line (stderr joined to stdout), for what
-/// test::run_pdcheck cannot set up: another working directory, a ulimit.
-test::CliRun run_shell(const std::string& command)
-{
-  test::CliRun r;
-  FILE* pipe = ::popen(("NO_COLOR=1; export NO_COLOR; " + command + " 2>&1").c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  char buf[4096];
-  while (const std::size_t n = std::fread(buf, 1, sizeof buf, pipe)) {
-    r.out.append(buf, n);
-  }
-  const int status = ::pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
 } // namespace
 
 TEST_CASE("io::read_input_file: only regular files are read", "[io][input]")
@@ -248,7 +232,7 @@ TEST_CASE("pdcheck explain: a symlink loop named like a rule id is a file that c
   const test::TempDir dir;
   fs::create_symlink("loop", dir.path / "loop");
   // From inside the directory: "loop" has neither '/' nor '.', the shape of a rule id.
-  const auto r = run_shell(fmt::format("cd {} && {} explain loop", dir.path.string(), PDCHECK_BINARY));
+  const auto r = test::run_command(fmt::format("cd {} && {} explain loop", dir.path.string(), PDCHECK_BINARY));
   CHECK(r.code == 2);
   CHECK(r.out == "pdcheck: error: loop: cannot open log: Too many levels of symbolic links\n");
 }
@@ -295,7 +279,7 @@ TEST_CASE("pdcheck decode: memory that runs out while reading is exit 3 naming t
   const test::TempDir dir;
   // 200 MiB, within the capture limit, in a process allowed 150 MiB of address space.
   const std::string capture = sparse_file(dir, "big.json", 200 * io::k_mib - 1, "}");
-  const auto r = run_shell(fmt::format("ulimit -v 153600 && {} decode {}", PDCHECK_BINARY, capture));
+  const auto r = test::run_command(fmt::format("ulimit -v 153600 && {} decode {}", PDCHECK_BINARY, capture));
   CHECK(r.code == 3);
   CHECK(r.out == fmt::format("pdcheck: cannot run: {}: out of memory reading the capture file (209715200 bytes)\n",
                              capture));

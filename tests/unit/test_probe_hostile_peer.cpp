@@ -241,7 +241,7 @@ TEST_CASE("probe::k_max_message: the largest hello a decode end sends fits with 
   CHECK(bytes * 8 < k_max_message);
 }
 
-TEST_CASE("probe::run_decode_end: 64 MiB of '[' is a handshake failure naming the limit, not bad_alloc", "[probe]")
+TEST_CASE("probe::run_decode_end: 64 MiB of open brackets is a handshake failure naming the limit, not bad_alloc", "[probe]")
 {
   const EndRun run = decode_end_against(
     [](int fd) { send_frame(fd, std::size_t{64} << 20, std::string(std::size_t{1} << 20, '[')); },
@@ -252,7 +252,7 @@ TEST_CASE("probe::run_decode_end: 64 MiB of '[' is a handshake failure naming th
   CHECK(run.report.failure->hint == k_hint);
 }
 
-TEST_CASE("probe::run_decode_end: a hello of 4 MiB of '[' is refused before it is parsed", "[probe]")
+TEST_CASE("probe::run_decode_end: a hello of 4 MiB of open brackets is refused before it is parsed", "[probe]")
 {
   const EndRun run = decode_end_against([](int fd) {
     const std::string deep(k_max_message, '[');
