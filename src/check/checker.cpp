@@ -787,6 +787,32 @@ CheckResult run_check(const CheckInput& input)
     if (!dr.origin.empty() && plan::registered_metadata(*drank, decode.profile).item_lens != dst.item_lens) {
       continue;
     }
+    if (dr.origin.empty() && *backend != wire::Backend::mori && backend_moves_state(decode)) {
+      // The pointers the prefill parsed must be the ones the decode registered;
+      // a parser of another generation can take other frames' bytes for them.
+      std::vector<std::uint64_t> registered;
+      for (std::size_t e = 0; e < drank->entries.size(); ++e) {
+        registered.push_back(wire::synthetic_state_ptr(0, e));
+      }
+      const std::vector<std::uint64_t> parsed_ptrs =
+        reg.dst_state_data_ptrs.empty() ? std::vector<std::uint64_t>{} : reg.dst_state_data_ptrs[0];
+      if (parsed_ptrs != registered) {
+        Finding f = make_finding("registration-misread",
+                                 fmt::format("prefill SGLang {} reads {} state pointer(s) from decode SGLang {}'s "
+                                             "registration where the decode registered {}; the writes go to "
+                                             "addresses the decode never registered",
+                                             prefill.profile.name, parsed_ptrs.size(), decode.profile.name,
+                                             registered.size()));
+        f.side = "prefill";
+        f.decode_rank = d;
+        f.backend = backend_name(prefill.args.transfer_backend);
+        f.where = "prefill: KVArgsRegisterInfo.from_zmq, then the state send";
+        f.evidence["parsed_pointers"] = parsed_ptrs.size();
+        f.evidence["registered_pointers"] = registered.size();
+        out.push_back(std::move(f));
+        continue;
+      }
+    }
     const plan::RankMeaning d_meaning(decode.model, *drank, d_tp);
     std::vector<Writer> writers;
     for (std::size_t i = first_pair; i < result.pairs.size(); ++i) {

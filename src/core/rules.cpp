@@ -54,10 +54,12 @@ const std::vector<Rule> k_rules = {
    "The registration and per-request frames differ between Mooncake, NIXL and Mori; a decode of one backend cannot "
    "register with a prefill of another.",
    "Use the same --disaggregation-transfer-backend on both sides."},
-  {"startup-backend-state", FindingKind::startup, Severity::error,
+  {"startup-backend-state", FindingKind::silent_corruption, Severity::error,
    "this SGLang version's transfer backend does not transfer Mamba state",
-   "Hybrid-model state transfer arrived per backend: Mooncake with PR #10912 (v0.5.3.post3), NIXL with PR #16229, "
-   "Mori with PR #22665 (about v0.5.11). Without it the decode starts every request from an empty recurrent state.",
+   "Hybrid-model state transfer arrived per backend: Mooncake with PR #10912 (v0.5.3.post3), NIXL with PR #16229 "
+   "(v0.5.9), Mori with PR #22665 (about v0.5.11). SGLang starts both sides all the same and moves KV and aux: "
+   "without state transfer the decode starts every request from an unwritten recurrent state, and a prefill that "
+   "does send state meets a decode that registered none.",
    "Upgrade SGLang on both sides, or use the Mooncake backend."},
   {"startup-unified-memory", FindingKind::startup, Severity::error,
    "--enable-unified-memory is refused with PD disaggregation",
@@ -271,6 +273,13 @@ const std::vector<Rule> k_rules = {
    "non-MLA hybrid model transfer_worker raises after the last KV chunk, before the state send, and the transfer "
    "thread dies with it: every request fails.",
    "Use equal attention TP on both sides, or upgrade both sides to a release with state dims (0.5.9 or later)."},
+  {"registration-misread", FindingKind::silent_corruption, Severity::error,
+   "the prefill parses the decode's registration into pointers the decode never registered",
+   "When the two sides run SGLang releases whose registration frames differ, the prefill's parser can take another "
+   "frame's bytes (a pack_int_lists header, item lengths) for state pointers without raising. The prefill then "
+   "writes each request's state to those addresses: RDMA errors at best, other memory overwritten at worst.",
+   "Run the same SGLang release on both sides (`pdcheck decode` on a captured registration shows what each side "
+   "speaks)."},
   {"mori-descriptor-count", FindingKind::transfer, Severity::error,
    "Mori: the two sides registered different numbers of state descriptors",
    "Mori pairs the prefill's and the decode's state descriptors by position and refuses to send when their counts "

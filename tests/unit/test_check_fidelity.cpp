@@ -292,3 +292,25 @@ TEST_CASE("state dtypes per release: the environment counts only from PR #18532"
   sglang::Side flag_side = side(sglang::Role::decode, "--tp 2 --mamba-ssm-dtype bfloat16", "0.5.6");
   CHECK(sglang::layout_input(flag_side).ssm_dtype == Dtype::bfloat16);
 }
+
+TEST_CASE("a decode whose release moves no state: SGLang starts both, and the prefill meets an empty registration",
+          "[check][fidelity]")
+{
+  SECTION("Mori v0.5.11 prefill, v0.5.9 decode (no Mori state yet)")
+  {
+    const auto r = check_pair(side(sglang::Role::prefill, "--tp 2 --disaggregation-transfer-backend mori", "0.5.11"),
+                              side(sglang::Role::decode, "--tp 2 --disaggregation-transfer-backend mori", "0.5.9"));
+    const auto loss = with_rule(r, "startup-backend-state");
+    REQUIRE(loss.size() == 1);
+    CHECK(loss[0]->kind == FindingKind::silent_corruption);
+    const auto found = with_rule(r, "mori-descriptor-count");
+    REQUIRE(found.size() == 2);
+    CHECK(*found[0]->runtime_error == "RuntimeError: PD state transfer failed: remote peer has no state descriptors "
+                                      "(state_type=mamba, prefill_tp_size=2, decode_tp_size=2)");
+  }
+  SECTION("Mooncake pre-dims prefill, a decode before any state transfer: nothing is written")
+  {
+    const auto r = check_pair(side(sglang::Role::prefill, "--tp 2", "0.5.4"), side(sglang::Role::decode, "--tp 2", "0.5.2"));
+    CHECK_FALSE(with_rule(r, "silent-unwritten").empty());
+  }
+}
