@@ -14,8 +14,15 @@ if [[ -z $cxx ]]; then
   echo "fuzz: no clang++ found (apt-get install clang-14 libclang-rt-14-dev)" >&2
   exit 3
 fi
-cmake -S "$here" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$build" -j "$(nproc)" >/dev/null
+mkdir -p "$build"
+# Quiet when it works; the tail of the log when it does not (set -e alone would
+# end the run without a word).
+if ! { cmake -S "$here" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo &&
+       cmake --build "$build" -j "$(nproc)"; } >"$build/build.log" 2>&1; then
+  tail -n 40 "$build/build.log" >&2
+  echo "fuzz: building the fuzz targets failed; full log in $build/build.log" >&2
+  exit 2
+fi
 status=0
 for target in int_lists mooncake_registration mori_registration nixl_registration transfer_info capture_json zmtp; do
   corpus="$build/corpus/$target"
