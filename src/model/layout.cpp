@@ -1,6 +1,7 @@
 #include "model/layout.hpp"
 
 #include "core/rules.hpp"
+#include "util/python_int.hpp"
 
 #include <fmt/format.h>
 
@@ -149,7 +150,7 @@ std::vector<StateTensor> state_tensors(const LayoutInput& in, int tp, std::vecto
   return tensors;
 }
 
-RankLayout build_rank(const LayoutInput& in, const std::vector<StateTensor>& tensors, const std::vector<int>& stage_sizes,
+RankLayout build_rank(const LayoutInput& in, const std::vector<StateTensor>& tensors, const std::vector<long long>& stage_sizes,
                       int attn_tp_rank, int pp_rank)
 {
   RankLayout r;
@@ -237,49 +238,24 @@ int attention_tp_size(int tp_size, int dp_size, bool enable_dp_attention, int at
   return tp_size / attn_dp / attn_cp_size;
 }
 
+
 namespace {
 
-bool is_python_space(char c)
-{
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
-}
+// Python's integers do not overflow; 128 bits hold any sum of the 64-bit values
+// pdcheck reads. __extension__: GCC's type, not ISO C++ (-Wpedantic).
+__extension__ typedef __int128 WideInt;
+__extension__ typedef unsigned __int128 WideUint;
 
-/// Python's int(text) for decimal text: surrounding whitespace, a sign, and
-/// single underscores between digits are accepted; nullopt where int() raises.
-std::optional<long long> python_int(std::string_view text)
+std::string int128_text(WideInt v)
 {
-  while (!text.empty() && is_python_space(text.front())) {
-    text.remove_prefix(1);
-  }
-  while (!text.empty() && is_python_space(text.back())) {
-    text.remove_suffix(1);
-  }
-  bool negative = false;
-  if (!text.empty() && (text.front() == '+' || text.front() == '-')) {
-    negative = text.front() == '-';
-    text.remove_prefix(1);
-  }
-  if (text.empty() || text.front() == '_' || text.back() == '_') {
-    return std::nullopt;
-  }
-  long long value = 0;
-  char previous = 0;
-  for (char c : text) {
-    if (c == '_') {
-      if (previous == '_') {
-        return std::nullopt;
-      }
-    } else if (c >= '0' && c <= '9') {
-      if (value > (std::numeric_limits<long long>::max() - (c - '0')) / 10) {
-        return std::nullopt; // a layer count this large is no partition pdcheck can model
-      }
-      value = value * 10 + (c - '0');
-    } else {
-      return std::nullopt;
-    }
-    previous = c;
-  }
-  return negative ? -value : value;
+  const bool negative = v < 0;
+  WideUint u = negative ? static_cast<WideUint>(-(v + 1)) + 1 : static_cast<WideUint>(v);
+  std::string digits;
+  do {
+    digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(u % 10)));
+    u /= 10;
+  } while (u != 0);
+  return negative ? "-" + digits : digits;
 }
 
 } // namespace
@@ -314,17 +290,16 @@ PpStageSizes pp_stage_sizes(int num_layers, int pp_size, sglang::PpSplit split,
       out.value_error = fmt::format("len(partitions)={} does not match pp_size={}.", values.size(), pp_size);
       return out;
     }
-    long long sum = 0;
+    WideInt sum = 0;
     for (long long v : values) {
       sum += v;
     }
     if (sum != num_layers) {
-      out.value_error = fmt::format("sum(partitions)={} does not match num_hidden_layers={}.", sum, num_layers);
+      out.value_error = fmt::format("sum(partitions)={} does not match num_hidden_layers={}.", int128_text(sum),
+                                    num_layers);
       return out;
     }
-    for (long long v : values) {
-      out.sizes.push_back(static_cast<int>(v)); // each is within [sum - ..]: checked by the sum above
-    }
+    out.sizes = values; // Python keeps them as given: a negative or huge stage size is SGLang's too
     return out;
   }
   const int base = num_layers / pp_size;
@@ -340,19 +315,22 @@ PpStageSizes pp_stage_sizes(int num_layers, int pp_size, sglang::PpSplit split,
   return out;
 }
 
-std::pair<int, int> pp_layer_range(const std::vector<int>& stage_sizes, int pp_rank)
+std::pair<long long, long long> pp_layer_range(const std::vector<long long>& stage_sizes, int pp_rank)
 {
-  const int start = std::accumulate(stage_sizes.begin(), stage_sizes.begin() + pp_rank, 0);
-  return {start, start + stage_sizes[static_cast<std::size_t>(pp_rank)]};
-}
-
-RankLayout compute_rank_layout(const LayoutInput& input, int attn_tp_rank, int pp_rank)
-{
-  const int tp = attention_tp_size(input.tp_size, input.dp_size, input.enable_dp_attention, input.attn_cp_size);
-  std::vector<Finding> ignored;
-  const PpStageSizes stages =
-    pp_stage_sizes(input.model.num_hidden_layers, input.pp_size, input.profile.pp_split, input.pp_layer_partition);
-  return build_rank(input, state_tensors(input, tp > 0 ? tp : 1, ignored), stages.sizes, attn_tp_rank, pp_rank);
+  if (pp_rank < 0 || static_cast<std::size_t>(pp_rank) >= stage_sizes.size()) {
+    return {0, 0};
+  }
+  // Python's unbounded ints, clamped: only layer ids in [0, layers) are ever compared.
+  auto clamp = [](WideInt v) {
+    const WideInt lo = std::numeric_limits<long long>::min();
+    const WideInt hi = std::numeric_limits<long long>::max();
+    return static_cast<long long>(v < lo ? lo : v > hi ? hi : v);
+  };
+  WideInt start = 0;
+  for (int r = 0; r < pp_rank; ++r) {
+    start += stage_sizes[static_cast<std::size_t>(r)];
+  }
+  return {clamp(start), clamp(start + stage_sizes[static_cast<std::size_t>(pp_rank)])};
 }
 
 Layout compute_layout(const LayoutInput& input)
@@ -380,13 +358,16 @@ Layout compute_layout(const LayoutInput& input)
 
   const int layers = input.model.num_hidden_layers;
   const PpStageSizes stages = pp_stage_sizes(layers, input.pp_size, input.profile.pp_split, input.pp_layer_partition);
-  if (stages.value_error || (!input.pp_layer_partition && input.pp_size > layers)) {
+  // make_layers asserts num_hidden_layers >= pp_size before get_pp_indices reads
+  // the partition, with or without one.
+  if (input.pp_size > layers || stages.value_error) {
+    const bool too_many_stages = input.pp_size > layers;
     Finding f = make_finding("startup-pp-layers",
-                             stages.value_error
-                               ? fmt::format("SGLANG_PP_LAYER_PARTITION='{}' does not split {} layers into {} stages",
-                                             *input.pp_layer_partition, layers, input.pp_size)
-                               : fmt::format("pp size {} exceeds the model's {} layers", input.pp_size, layers));
-    if (stages.value_error) {
+                             too_many_stages
+                               ? fmt::format("pp size {} exceeds the model's {} layers", input.pp_size, layers)
+                               : fmt::format("SGLANG_PP_LAYER_PARTITION='{}' does not split {} layers into {} stages",
+                                             *input.pp_layer_partition, layers, input.pp_size));
+    if (!too_many_stages) {
       f.runtime_error = "ValueError: " + *stages.value_error;
     }
     f.where = "SGLang startup (every rank): get_pp_indices, python/sglang/srt/distributed/utils.py";

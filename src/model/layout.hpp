@@ -100,19 +100,18 @@ int attention_tp_size(int tp_size, int dp_size, bool enable_dp_attention, int at
 /// the class name).
 struct PpStageSizes
 {
-  std::vector<int> sizes;
+  std::vector<long long> sizes; ///< as Python holds them: a partition may give any integers that sum right
   std::optional<std::string> value_error;
 };
 PpStageSizes pp_stage_sizes(int num_layers, int pp_size, sglang::PpSplit split,
                             const std::optional<std::string>& partition);
 
-/// Global layer range [start, end) of stage `pp_rank` given every stage's size.
-std::pair<int, int> pp_layer_range(const std::vector<int>& stage_sizes, int pp_rank);
+/// Global layer range [start, end) of stage `pp_rank` given every stage's size
+/// ({0, 0} for a rank out of range).
+std::pair<long long, long long> pp_layer_range(const std::vector<long long>& stage_sizes, int pp_rank);
 
 /// Derives the layout. Pure; never throws for domain problems (they become findings).
 Layout compute_layout(const LayoutInput& input);
 
-/// Only one rank (cheap: for per-pair work in the checker and the probe).
-RankLayout compute_rank_layout(const LayoutInput& input, int attn_tp_rank, int pp_rank);
 
 } // namespace pdcheck::model

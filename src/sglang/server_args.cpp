@@ -2,6 +2,7 @@
 
 #include "sglang/launch_flags.hpp"
 #include "util/error.hpp"
+#include "util/python_int.hpp"
 
 #include <charconv>
 #include <climits>
@@ -211,22 +212,6 @@ std::string expected_text(const FlagSpec& spec)
   return "a value";
 }
 
-// Python's int() also takes '_' separators and surrounding blanks; nobody writes
-// those in launch scripts, so plain decimal with an optional sign is enough.
-std::optional<long long> parse_integer(std::string_view text)
-{
-  if (!text.empty() && text.front() == '+') {
-    text.remove_prefix(1);
-  }
-  long long value = 0;
-  const char* end = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (text.empty() || ec != std::errc() || ptr != end) {
-    return std::nullopt;
-  }
-  return value;
-}
-
 /// Validates `value` for `spec`; returns the number for integer kinds.
 long long check_value(const FlagSpec& spec, std::string_view spelling, const std::string& value,
                       const std::string& where)
@@ -248,7 +233,7 @@ long long check_value(const FlagSpec& spec, std::string_view spelling, const std
   case Kind::non_negative_int:
   case Kind::positive_size:
   case Kind::port: {
-    const std::optional<long long> n = parse_integer(value);
+    const std::optional<long long> n = python_int(value); // argparse type=int is Python's int()
     if (!n) {
       return fail();
     }
@@ -598,10 +583,35 @@ ServerArgs parse_launch_args(const std::vector<std::string>& words,
   }
   items = expand_config(std::move(items), result, origin, read_config, base_dir);
 
+  // argparse classifies every word before it reads any value, so the first
+  // ambiguous abbreviation stops the launch whatever comes after it.
+  for (const Word& w : items) {
+    if (w.text == "--") {
+      break;
+    }
+    if (!looks_like_flag(w.text)) {
+      continue;
+    }
+    const std::string bare = w.text.substr(0, w.text.rfind("--", 0) == 0 ? w.text.find('=') : std::string::npos);
+    if (const OptionMatch m = match_option(bare); m.kind == OptionMatch::Kind::ambiguous) {
+      result.argparse_stop = ArgOrigin{bare, "", w.origin};
+      result.argparse_message = ambiguous_message(w.text, m);
+      break;
+    }
+  }
+  const bool stopped_early = result.argparse_stop.has_value();
+
   std::size_t i = 0;
   while (i < items.size()) {
     const Word& word = items[i];
     const std::string where = word.from_file ? word.origin : origin;
+    if (word.text == "--") {
+      // Everything after "--" is positional, and ServerArgs takes none.
+      for (++i; i < items.size(); ++i) {
+        result.unrecognized.push_back(ArgOrigin{items[i].text, "", items[i].origin});
+      }
+      break;
+    }
     if (!looks_like_flag(word.text)) {
       // A stray word: ServerArgs has no positionals, so argparse rejects it.
       result.unrecognized.push_back(ArgOrigin{word.text, "", word.origin});
@@ -619,11 +629,7 @@ ServerArgs parse_launch_args(const std::vector<std::string>& words,
     // long option), then looks at its values.
     const OptionMatch match = match_option(spelling);
     if (match.kind == OptionMatch::Kind::ambiguous) {
-      if (!result.argparse_stop) {
-        result.argparse_stop = ArgOrigin{spelling, inline_value.value_or(""), word.origin};
-        result.argparse_message = ambiguous_message(word.text, match);
-      }
-      i = skip_values(items, i + 1, inline_value.has_value(), "*");
+      i = skip_values(items, i + 1, inline_value.has_value(), "*"); // already the stop (the scan above)
       continue;
     }
     if (match.kind == OptionMatch::Kind::unknown) {
@@ -652,6 +658,11 @@ ServerArgs parse_launch_args(const std::vector<std::string>& words,
         result.argparse_message = "argument " + argparse_name(*match.flag) + ": expected " +
                                   (match.flag->nargs == "+" ? "at least one argument" : "one argument");
       }
+      if (inline_value && match.flag->nargs == "0" && !result.argparse_stop) {
+        result.argparse_stop = unmodelled;
+        result.argparse_message =
+          "argument " + argparse_name(*match.flag) + ": ignored explicit argument '" + *inline_value + "'";
+      }
       result.unknown.push_back(std::move(unmodelled));
       continue;
     }
@@ -676,7 +687,15 @@ ServerArgs parse_launch_args(const std::vector<std::string>& words,
     } else {
       throw InputError(where, spelling + ": expected " + expected_text(*spec) + ", got nothing");
     }
-    const long long number = check_value(*spec, spelling, value, where);
+    long long number = 0;
+    try {
+      number = check_value(*spec, spelling, value, where);
+    } catch (const InputError&) {
+      if (!stopped_early) {
+        throw;
+      }
+      continue; // SGLang stops at the ambiguous word first and never reads this value
+    }
     spec->apply(result, value, number);
     result.given[std::string(spec->dest)] = ArgOrigin{spelling, value, word.origin};
   }

@@ -283,30 +283,37 @@ TEST_CASE("model::pp_stage_sizes: SGLang's get_pp_indices per release", "[model]
 {
   using sglang::PpSplit;
   // Up to v0.5.5.post3 the last stage takes the whole remainder.
-  CHECK(pp_stage_sizes(56, 3, PpSplit::last_takes_remainder, std::nullopt).sizes == std::vector<int>{18, 18, 20});
-  CHECK(pp_stage_sizes(11, 4, PpSplit::last_takes_remainder, std::nullopt).sizes == std::vector<int>{2, 2, 2, 5});
+  CHECK(pp_stage_sizes(56, 3, PpSplit::last_takes_remainder, std::nullopt).sizes == std::vector<long long>{18, 18, 20});
+  CHECK(pp_stage_sizes(11, 4, PpSplit::last_takes_remainder, std::nullopt).sizes == std::vector<long long>{2, 2, 2, 5});
   // From v0.5.6 (PR #13977) the last `remainder` stages take one extra layer each.
-  CHECK(pp_stage_sizes(56, 3, PpSplit::last_stages_one_extra, std::nullopt).sizes == std::vector<int>{18, 19, 19});
-  CHECK(pp_stage_sizes(11, 4, PpSplit::last_stages_one_extra, std::nullopt).sizes == std::vector<int>{2, 3, 3, 3});
-  CHECK(pp_stage_sizes(48, 2, PpSplit::last_stages_one_extra, std::nullopt).sizes == std::vector<int>{24, 24});
-  CHECK(pp_layer_range(std::vector<int>{18, 19, 19}, 1) == std::pair{18, 37});
-  CHECK(pp_layer_range(std::vector<int>{18, 19, 19}, 2) == std::pair{37, 56});
+  CHECK(pp_stage_sizes(56, 3, PpSplit::last_stages_one_extra, std::nullopt).sizes == std::vector<long long>{18, 19, 19});
+  CHECK(pp_stage_sizes(11, 4, PpSplit::last_stages_one_extra, std::nullopt).sizes == std::vector<long long>{2, 3, 3, 3});
+  CHECK(pp_stage_sizes(48, 2, PpSplit::last_stages_one_extra, std::nullopt).sizes == std::vector<long long>{24, 24});
+  CHECK(pp_layer_range(std::vector<long long>{18, 19, 19}, 1) == std::pair<long long, long long>{18, 37});
+  CHECK(pp_layer_range(std::vector<long long>{18, 19, 19}, 2) == std::pair<long long, long long>{37, 56});
+  CHECK(pp_layer_range(std::vector<long long>{18, 19, 19}, 3) == std::pair<long long, long long>{0, 0});
 }
 
 TEST_CASE("model::pp_stage_sizes: SGLANG_PP_LAYER_PARTITION as get_pp_indices reads it", "[model][pp]")
 {
   using sglang::PpSplit;
   const auto split = PpSplit::last_stages_one_extra;
-  CHECK(pp_stage_sizes(10, 2, split, "4,6").sizes == std::vector<int>{4, 6});
+  CHECK(pp_stage_sizes(10, 2, split, "4,6").sizes == std::vector<long long>{4, 6});
   // Python's int(): blanks, a sign and digit underscores are fine.
-  CHECK(pp_stage_sizes(48, 2, split, " 20 ,+2_8").sizes == std::vector<int>{20, 28});
-  CHECK(pp_stage_sizes(48, 2, split, "0,48").sizes == std::vector<int>{0, 48});
+  CHECK(pp_stage_sizes(48, 2, split, " 20 ,+2_8").sizes == std::vector<long long>{20, 28});
+  CHECK(pp_stage_sizes(48, 2, split, "0,48").sizes == std::vector<long long>{0, 48});
   CHECK(*pp_stage_sizes(48, 2, split, "24,24,").value_error == "Invalid partition string: 24,24,");
   CHECK(*pp_stage_sizes(48, 2, split, "").value_error == "Invalid partition string: ");
   CHECK(*pp_stage_sizes(48, 2, split, "24;24").value_error == "Invalid partition string: 24;24");
   CHECK(*pp_stage_sizes(48, 2, split, "24,2__4").value_error == "Invalid partition string: 24,2__4");
   CHECK(*pp_stage_sizes(48, 2, split, "16,16,16").value_error == "len(partitions)=3 does not match pp_size=2.");
   CHECK(*pp_stage_sizes(48, 2, split, "20,20").value_error == "sum(partitions)=40 does not match num_hidden_layers=48.");
+  // Python's integers: any values that sum right are taken as they are.
+  CHECK(pp_stage_sizes(56, 2, split, "3000000000,-2999999944").sizes == std::vector<long long>{3000000000, -2999999944});
+  CHECK(pp_layer_range(pp_stage_sizes(56, 2, split, "3000000000,-2999999944").sizes, 1) ==
+        std::pair<long long, long long>{3000000000, 56});
+  CHECK(*pp_stage_sizes(56, 2, split, "9223372036854775807,9223372036854775807").value_error ==
+        "sum(partitions)=18446744073709551614 does not match num_hidden_layers=56.");
   // The partition is read even at pp 1.
   CHECK(*pp_stage_sizes(48, 1, split, "24,24").value_error == "len(partitions)=2 does not match pp_size=1.");
 }

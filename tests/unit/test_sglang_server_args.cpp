@@ -481,3 +481,36 @@ TEST_CASE("parse_launch_args reads abbreviations as SGLang's argparse does", "[s
     CHECK_FALSE(known_sglang_env("SGLANG_MAMBA_SSM_DTPYE"));
   }
 }
+
+TEST_CASE("parse_launch_args: argparse's order of errors, '--', and explicit values of switches", "[sglang][args]")
+{
+  SECTION("an ambiguous word wins over a bad value before it")
+  {
+    const ServerArgs a = parse("--tp-size x --pp 2");
+    REQUIRE(a.argparse_stop);
+    CHECK(a.argparse_message ==
+          "ambiguous option: --pp could match --pp-size, --pp-max-micro-batch-size, --pp-async-batch-depth");
+  }
+  SECTION("... and over a flag missing its value")
+  {
+    const ServerArgs a = parse("--cuda-graph-bs --pp 2");
+    CHECK(a.argparse_message.rfind("ambiguous option: --pp could match", 0) == 0);
+  }
+  SECTION("words after -- are positional, which ServerArgs has none of")
+  {
+    const ServerArgs a = parse("--tp-size 2 -- --pp-size 2");
+    CHECK(a.pp_size == 1);
+    REQUIRE(a.unrecognized.size() == 2);
+    CHECK(a.unrecognized[0].flag == "--pp-size");
+  }
+  SECTION("a switch given a value")
+  {
+    const ServerArgs a = parse("--skip-tokenizer-init=true");
+    CHECK(a.argparse_message == "argument --skip-tokenizer-init: ignored explicit argument 'true'");
+  }
+  SECTION("integers as Python's int() reads them")
+  {
+    CHECK(parse("--tp-size 1_0").tp_size == 10);
+    CHECK(parse("--tp-size ' 2'").tp_size == 2);
+  }
+}
