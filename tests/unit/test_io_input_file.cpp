@@ -13,6 +13,8 @@
 #include "../support/run_pdcheck.hpp"
 #include "../support/temp_dir.hpp"
 
+#include "../support/error_of.hpp"
+
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
@@ -25,20 +27,10 @@
 using namespace pdcheck;
 namespace fs = std::filesystem;
 
+using test::error_of;
+
 namespace {
 
-template <typename F>
-std::string error_of(F&& f)
-{
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  } catch (const CannotRun& e) {
-    return std::string("cannot run: ") + e.what();
-  }
-  return "no error";
-}
 
 /// Every chunk read_log_chunks() hands on, in order.
 struct LogRead

@@ -5,6 +5,8 @@
 
 #include "../support/temp_dir.hpp"
 
+#include "../support/error_of.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -15,6 +17,8 @@
 using namespace pdcheck;
 using namespace pdcheck::sglang;
 
+using test::error_of;
+
 namespace {
 
 /// Each test file keeps its own temp-dir prefix, so leftovers say who left them.
@@ -23,16 +27,6 @@ struct SideTempDir : test::TempDir
   SideTempDir() : test::TempDir("pdcheck-side") {}
 };
 
-template <typename F>
-std::string error_of(F&& f)
-{
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
 
 std::string joined_profile_names()
 {

@@ -5,6 +5,8 @@
 
 #include "../support/temp_dir.hpp"
 
+#include "../support/error_of.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -15,6 +17,8 @@
 
 using namespace pdcheck;
 using namespace pdcheck::sglang;
+
+using test::error_of;
 
 namespace {
 
@@ -29,17 +33,6 @@ ServerArgs parse(const std::string& line, const std::map<std::string, std::strin
   return parse_launch_args(split_command_line(line, "test"), "test", env);
 }
 
-/// Runs `f` and returns the InputError it throws as "where: what".
-template <typename F>
-std::string error_of(F&& f)
-{
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
 
 // A stand-in for the I/O layer: "cfg.yaml" holds tp 2, dp 2 and a switch.
 std::vector<ConfigWord> fake_reader(const std::string& path, const std::string& base_dir)
