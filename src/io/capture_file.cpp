@@ -28,21 +28,6 @@ std::string type_name(const json& j)
   return std::string(j.type_name());
 }
 
-// nlohmann reports a 1-based byte position; editors want line and column.
-std::pair<std::size_t, std::size_t> line_column(std::string_view text, std::size_t byte)
-{
-  std::size_t line = 1;
-  std::size_t column = 1;
-  for (std::size_t i = 0; i + 1 < byte && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  return {line, column};
-}
 
 // "[json.exception.parse_error.101] parse error at line 1, column 5: syntax
 // error while parsing value - ..." -> "syntax error while parsing value - ...".
@@ -111,21 +96,12 @@ std::string_view capture_kind_name(CaptureKind k)
 
 Capture parse_capture(std::string_view text, const std::string& origin)
 {
-  const JsonShape shape = json_shape(text);
-  if (shape.too_deep_at) {
-    const auto [line, column] = line_column(text, *shape.too_deep_at + 1);
-    throw InputError(fmt::format("{}:{}:{}", origin, line, column),
-                     fmt::format("JSON nested deeper than the limit of {} levels", k_max_json_depth));
-  }
-  if (shape.values > k_max_json_values) {
-    throw InputError(origin, fmt::format("expected a capture file of at most {} JSON values, got {}", k_max_json_values,
-                                         shape.values));
-  }
+  refuse_unmeasurable_json(text, origin, "capture file");
   json doc;
   try {
     doc = json::parse(text);
   } catch (const json::parse_error& e) {
-    const auto [line, column] = line_column(text, e.byte);
+    const auto [line, column] = json_line_column(text, e.byte);
     throw InputError(fmt::format("{}:{}:{}", origin, line, column), "invalid JSON: " + parse_error_detail(e.what()));
   } catch (const json::out_of_range& e) {
     // A number beyond 64 bits or a double (e.g. 1e999): not something a capture holds.

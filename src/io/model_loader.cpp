@@ -20,21 +20,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// nlohmann reports a 1-based byte index of the last character it read; editors
-// want line and column, so count them from the text (both 1-based, column in bytes).
-std::pair<std::size_t, std::size_t> line_and_column(const std::string& text, std::size_t byte)
-{
-  const std::size_t offset = std::min(byte == 0 ? 0 : byte - 1, text.size());
-  std::size_t line = 1;
-  std::size_t line_start = 0;
-  for (std::size_t i = 0; i < offset; ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      line_start = i + 1;
-    }
-  }
-  return {line, offset - line_start + 1};
-}
 
 // "[json.exception.parse_error.101] parse error at line 1, column 7: syntax
 // error ..." -> "syntax error ...": the position is already in `where`.
@@ -53,20 +38,11 @@ std::string without_prefix(const std::string& message)
 
 nlohmann::json parse_json(const std::string& text, const std::string& where)
 {
-  const JsonShape shape = json_shape(text);
-  if (shape.too_deep_at) {
-    const auto [line, column] = line_and_column(text, *shape.too_deep_at + 1);
-    throw InputError(fmt::format("{}:{}:{}", where, line, column),
-                     fmt::format("JSON nested deeper than the limit of {} levels", k_max_json_depth));
-  }
-  if (shape.values > k_max_json_values) {
-    throw InputError(where, fmt::format("expected a model config of at most {} JSON values, got {}", k_max_json_values,
-                                        shape.values));
-  }
+  refuse_unmeasurable_json(text, where, "model config");
   try {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
-    const auto [line, column] = line_and_column(text, e.byte);
+    const auto [line, column] = json_line_column(text, e.byte);
     throw InputError(fmt::format("{}:{}:{}", where, line, column), "invalid JSON: " + without_prefix(e.what()));
   } catch (const nlohmann::json::out_of_range& e) {
     throw InputError(where, "invalid JSON: " + without_prefix(e.what()));

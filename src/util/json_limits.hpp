@@ -8,7 +8,9 @@
 
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <utility>
 
 namespace pdcheck {
 
@@ -33,5 +35,15 @@ struct JsonShape
 /// Looks at brackets, commas and strings only: a malformed document is left
 /// for the parser to report.
 JsonShape json_shape(std::string_view text, int max_depth = k_max_json_depth);
+
+/// Line and column (both 1-based, column in bytes) of a 1-based byte position,
+/// as nlohmann reports one; editors want lines.
+std::pair<std::size_t, std::size_t> json_line_column(std::string_view text, std::size_t byte);
+
+/// Throws InputError when `text` nests too deep ("origin:L:C: JSON nested deeper
+/// than the limit of 64 levels") or holds too many values ("origin: expected a
+/// KIND of at most N JSON values, got M"); the one gate every outside JSON
+/// document passes before it is parsed.
+void refuse_unmeasurable_json(std::string_view text, const std::string& origin, std::string_view kind);
 
 } // namespace pdcheck
