@@ -3,7 +3,7 @@
 // whole file, the entry says so in its `source` and carries only the keys
 // that a cited quotation confirms (no value here is made up). The numbers
 // that decide the state layout are cross-checked against
-// sglang-state-layout.md §6 by tests/unit/test_model_catalog.cpp.
+// sglang-state-layout.md §6 by tests/unit/model/test_catalog.cpp.
 
 #include "model/catalog.hpp"
 

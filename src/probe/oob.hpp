@@ -93,7 +93,7 @@ void recv_exact(int fd, void* data, std::size_t size, Deadline deadline, Phase p
 /// The largest message the probe sends is the decode's hello, whose regions
 /// grow with ranks x state entries: 330 KB for the largest servable catalog
 /// layout (Kimi-Linear, attention TP 32, 2560 entries) with every number at its
-/// widest (tests/unit/test_probe_hostile_peer.cpp). The cap leaves more than 10x
+/// widest (tests/unit/probe/test_hostile_peer.cpp). The cap leaves more than 10x
 /// room for that, and keeps what a hostile peer can make this end parse (the
 /// tree of a small message costs up to ~20x its text) near 100 MB.
 inline constexpr std::size_t k_max_message = std::size_t{4} << 20;

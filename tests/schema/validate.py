@@ -159,7 +159,7 @@ with tempfile.TemporaryDirectory() as out:
 
 class BootstrapServer(http.server.ThreadingHTTPServer):
     """Answers GET /health and GET /route on 127.0.0.1 like one generation of
-    SGLang's bootstrap server (the rules of tests/unit/test_io_bootstrap_client.cpp),
+    SGLang's bootstrap server (the rules of tests/unit/io/test_bootstrap_client.cpp),
     from a folder of recorded bodies."""
 
     def __init__(self, answer):

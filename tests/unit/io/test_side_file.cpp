@@ -3,9 +3,9 @@
 #include "util/error.hpp"
 #include "util/spellcheck.hpp"
 
-#include "../support/temp_dir.hpp"
+#include "../../support/temp_dir.hpp"
 
-#include "../support/error_of.hpp"
+#include "../../support/error_of.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -4,7 +4,7 @@
 #include "check/checker.hpp"
 #include "io/side_file.hpp"
 
-#include "../support/checker_cases.hpp"
+#include "../../support/checker_cases.hpp"
 
 #include <catch2/catch.hpp>
 

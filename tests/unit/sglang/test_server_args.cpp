@@ -3,9 +3,9 @@
 #include "sglang/server_args.hpp"
 #include "util/error.hpp"
 
-#include "../support/temp_dir.hpp"
+#include "../../support/temp_dir.hpp"
 
-#include "../support/error_of.hpp"
+#include "../../support/error_of.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,8 +1,8 @@
 #include "probe/device_info.hpp"
 #include "probe/pci_topology.hpp"
 
-#include "../support/sample_devices.hpp"
-#include "../support/temp_dir.hpp"
+#include "../../support/sample_devices.hpp"
+#include "../../support/temp_dir.hpp"
 
 #include <catch2/catch.hpp>
 

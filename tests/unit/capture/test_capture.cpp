@@ -7,9 +7,9 @@
 #include "io/pcap_file.hpp"
 #include "util/error.hpp"
 
-#include "../support/pcap_builder.hpp"
-#include "../support/run_pdcheck.hpp"
-#include "../support/temp_dir.hpp"
+#include "../../support/pcap_builder.hpp"
+#include "../../support/run_pdcheck.hpp"
+#include "../../support/temp_dir.hpp"
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>

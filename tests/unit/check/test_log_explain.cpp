@@ -3,7 +3,7 @@
 // every bundled example log in examples/logs/.
 #include "check/log_explain.hpp"
 
-#include "../support/run_pdcheck.hpp"
+#include "../../support/run_pdcheck.hpp"
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>

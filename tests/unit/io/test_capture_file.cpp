@@ -5,7 +5,7 @@
 #include "wire/registration_codec.hpp"
 #include "wire/scalars.hpp"
 
-#include "../support/run_pdcheck.hpp"
+#include "../../support/run_pdcheck.hpp"
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>

@@ -2,7 +2,7 @@
 #include "model/catalog.hpp"
 #include "util/error.hpp"
 
-#include "../support/temp_dir.hpp"
+#include "../../support/temp_dir.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -10,10 +10,10 @@
 #include "io/side_file.hpp"
 #include "util/error.hpp"
 
-#include "../support/run_pdcheck.hpp"
-#include "../support/temp_dir.hpp"
+#include "../../support/run_pdcheck.hpp"
+#include "../../support/temp_dir.hpp"
 
-#include "../support/error_of.hpp"
+#include "../../support/error_of.hpp"
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>

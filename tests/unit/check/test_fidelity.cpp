@@ -7,7 +7,7 @@
 #include "sglang/profile.hpp"
 #include "sglang/side_layout.hpp"
 
-#include "../support/checker_cases.hpp"
+#include "../../support/checker_cases.hpp"
 
 #include <catch2/catch.hpp>
 

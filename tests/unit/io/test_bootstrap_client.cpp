@@ -7,7 +7,7 @@
 #include "io/bootstrap_client.hpp"
 #include "util/error.hpp"
 
-#include "../support/run_pdcheck.hpp"
+#include "../../support/run_pdcheck.hpp"
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
