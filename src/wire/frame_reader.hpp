@@ -2,6 +2,7 @@
 
 // Internal to src/wire: the shared machinery of every message decoder.
 
+#include "wire/absent.hpp"
 #include "wire/decoded.hpp"
 #include "wire/frame_problem.hpp"
 #include "wire/registration.hpp"
@@ -16,12 +17,7 @@
 
 namespace pdcheck::wire::detail {
 
-/// What SGLang's parser does when a frame is absent or empty.
-enum class Absent {
-  required,                 ///< msg[i]: IndexError when absent
-  default_when_absent,      ///< `... if len(msg) > i else default`
-  default_when_absent_or_empty, ///< `... if len(msg) > i and msg[i] != b"" else default`
-};
+using wire::Absent;
 
 /// Reads the frames of one message field by field, in the order SGLang's parser
 /// evaluates them, and keeps the one problem that matters: in strict mode the

@@ -1,6 +1,7 @@
 #include "wire/generation.hpp"
 
 #include "sglang/profile.hpp"
+#include "wire/registration_table.hpp"
 
 namespace pdcheck::wire {
 
@@ -86,26 +87,8 @@ std::vector<Generation> backend_generations(Backend backend)
 
 std::size_t registration_frame_count(Backend backend, Generation g)
 {
-  switch (backend) {
-  case Backend::mooncake:
-    switch (g) {
-    case Generation::pre_dims: return 10;
-    case Generation::flat: return 15;
-    case Generation::components: return 19;
-    case Generation::components_layouts: return 21;
-    }
-    break;
-  case Backend::mori: return 14;
-  case Backend::nixl:
-    switch (g) {
-    case Generation::pre_dims: return 13;
-    case Generation::flat: return 17;
-    case Generation::components:
-    case Generation::components_layouts: return 24;
-    }
-    break;
-  }
-  return 0;
+  const RegistrationTable* table = find_registration_table(backend, g);
+  return table == nullptr ? 0 : table->wire_frames();
 }
 
 Generation generation_for_profile(Backend backend, const sglang::Profile& profile)

@@ -44,7 +44,9 @@ bool generation_supported(Backend backend, Generation g);
 std::vector<Generation> backend_generations(Backend backend);
 
 /// Registration frames on the wire (guard frame included) for a generation as
-/// SGLang sends it: mooncake 10/15/19/21, mori 14/14, nixl 13/17/24.
+/// SGLang sends it: mooncake 10/15/19/21, mori 14/14, nixl 13/17/24 (counted
+/// from the frame tables, registration_table.hpp); 0 for a generation the
+/// backend never sent.
 std::size_t registration_frame_count(Backend backend, Generation g);
 
 /// The registration generation a decode rank of `profile` sends on `backend`.

@@ -20,7 +20,7 @@ namespace pdcheck::wire {
 struct FrameInfo
 {
   std::size_t index = 0;  ///< wire index, guard frame included
-  std::string_view field;    ///< SGLang's name, e.g. "dst_state_item_lens" (a string literal of the decoder)
+  std::string_view field;    ///< SGLang's name, e.g. "dst_state_item_lens" (a string literal of the frame table)
   std::string_view encoding; ///< e.g. "pack_int_lists 'I'", "ascii int", "native 'Q' array" (likewise)
   std::size_t bytes = 0;
 };

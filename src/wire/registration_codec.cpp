@@ -14,12 +14,6 @@ namespace pdcheck::wire {
 
 namespace detail {
 
-std::size_t payload_frames_read(Backend backend, Generation g)
-{
-  const std::size_t guard = backend == Backend::mooncake ? 0 : 1;
-  return registration_frame_count(backend, g) - guard;
-}
-
 std::string registration_raise_consequence(Backend backend)
 {
   switch (backend) {
@@ -34,44 +28,9 @@ std::string registration_raise_consequence(Backend backend)
   return "";
 }
 
-std::vector<std::uint64_t> first_component(const U64Lists& lists)
-{
-  return lists.empty() ? std::vector<std::uint64_t>{} : lists[0];
-}
-
-void drop_if(std::vector<std::string>& dropped, bool condition, std::string what)
-{
-  if (condition) {
-    dropped.push_back(std::move(what));
-  }
-}
-
-Bytes staging_base_frame(const Registration& r)
-{
-  if (r.staging_base_ptr == 0 && r.staging_total_size == 0) {
-    return {};
-  }
-  Bytes out;
-  append_le64(out, r.staging_base_ptr);
-  return out;
-}
-
-Bytes staging_total_frame(const Registration& r)
-{
-  if (r.staging_base_ptr == 0 && r.staging_total_size == 0) {
-    return {};
-  }
-  return encode_ascii_int(r.staging_total_size);
-}
-
 } // namespace detail
 
 namespace {
-
-std::string_view guard_of(Backend backend)
-{
-  return backend == Backend::mori ? "MoriMsgGuard" : "NixlMsgGuard";
-}
 
 std::string frames_phrase(std::size_t n)
 {
@@ -235,15 +194,16 @@ RegistrationDecode decode_registration(Backend backend, const Frames& frames, st
     r.generation_evidence = std::move(d.evidence);
   }
 
+  const RegistrationTable& table = registration_table(backend, r.generation);
   const std::string kind =
     fmt::format("a {} {} registration", backend_name(backend), generation_name(r.generation));
-  const std::size_t base = backend == Backend::mooncake ? 0 : 1;
-  detail::FrameReader reader(frames, base, mode, kind, registration_frame_count(backend, r.generation),
+  const std::size_t base = table.guard.empty() ? 0 : 1;
+  detail::FrameReader reader(frames, base, mode, kind, table.wire_frames(),
                              detail::registration_raise_consequence(backend));
 
   bool guard_ok = true;
   if (base == 1) {
-    const std::string guard(guard_of(backend));
+    const std::string guard(table.guard);
     if (frames.empty()) {
       reader.fail_wire(0, "guard", std::nullopt,
                        mode == DecodeMode::strict ? fmt::format("missing: expected the guard frame b'{}', got no frames",
@@ -272,11 +232,7 @@ RegistrationDecode decode_registration(Backend backend, const Frames& frames, st
     }
   }
   if (guard_ok) {
-    switch (backend) {
-    case Backend::mooncake: detail::decode_mooncake_registration(reader, r.generation, r); break;
-    case Backend::mori: detail::decode_mori_registration(reader, r.generation, r); break;
-    case Backend::nixl: detail::decode_nixl_registration(reader, r.generation, r); break;
-    }
+    detail::decode_registration_frames(reader, table, r);
   }
 
   r.frames = reader.take_info();
@@ -285,7 +241,7 @@ RegistrationDecode decode_registration(Backend backend, const Frames& frames, st
                              [](const FrameInfo& a, const FrameInfo& b) { return a.index == b.index; }),
                  r.frames.end());
   out.notes = reader.take_notes();
-  const std::size_t read = base + detail::payload_frames_read(backend, r.generation);
+  const std::size_t read = table.wire_frames();
   if (frames.size() > read) {
     out.notes.push_back(fmt::format("frames {}-{} are not read by the {} {} parser (SGLang ignores them)", read,
                                     frames.size() - 1, backend_name(backend), generation_name(r.generation)));
@@ -311,17 +267,7 @@ Registration decode_registration_or_throw(Backend backend, const Frames& frames,
 
 EncodedRegistration encode_registration(const Registration& r, std::optional<Generation> generation)
 {
-  const Generation g = generation.value_or(r.generation);
-  if (!generation_supported(r.backend, g)) {
-    throw std::invalid_argument(
-      fmt::format("{} has no {} registration generation", backend_name(r.backend), generation_name(g)));
-  }
-  switch (r.backend) {
-  case Backend::mooncake: return detail::encode_mooncake_registration(r, g);
-  case Backend::mori: return detail::encode_mori_registration(r, g);
-  case Backend::nixl: return detail::encode_nixl_registration(r, g);
-  }
-  return {};
+  return detail::encode_registration_frames(r, registration_table(r.backend, generation.value_or(r.generation)));
 }
 
 } // namespace pdcheck::wire

@@ -1,122 +1,103 @@
-// Mori registration frames (mori/conn.py: MoriKVReceiver._register_kv_args and
-// KVArgsRegisterInfo.from_zmq on payload = msg[1:]). Frame 0 is the guard
-// b"MoriMsgGuard". Reference: ../shared/reference/sglang-pd-wire-and-checks.md §2.3.
+// Mori registration frames, one table per generation, rows in the order SGLang's
+// parser evaluates them: python/sglang/srt/disaggregation/mori/conn.py,
+// KVArgsRegisterInfo.from_zmq on payload = msg[1:] (parser) and
+// MoriKVReceiver._register_kv_args (sender). Frame 0 is the guard
+// b"MoriMsgGuard" (_validate_message drops anything else); the payload indices
+// below do not count it.
+//
+// - flat: the single state_type Mori of PR #22665: payload 6 one flat msgpack
+//   list of descriptors, 11/12 flat native 'I' arrays.
+// - components: mori/conn.py @ 0094505d (PR #26539 fixed the half-migrated
+//   v0.5.12): payload 6 a msgpack list of per-component lists, 11/12 pack_int_lists.
 
-#include "wire/field_codecs.hpp"
-#include "wire/msgpack.hpp"
 #include "wire/registration_backends.hpp"
-
-#include <fmt/format.h>
+#include "wire/registration_table.hpp"
 
 namespace pdcheck::wire::detail {
 
 namespace {
 
-// A descriptor frame decoded by shape; `want_nested` is what this parser expects.
-auto desc_frame(bool want_nested)
+using A = Absent;
+using C = Codec;
+using R = Registration;
+
+constexpr DescListMember kv_descs{&R::dst_kv_mem_descs, &R::kv_mem_desc_count};
+constexpr DescListMember aux_descs{&R::dst_aux_mem_descs, &R::aux_mem_desc_count};
+constexpr StateDescMember state_descs{&R::dst_state_mem_descs, &R::state_mem_desc_counts};
+
+// The bootstrap thread tells registrations from requests by payload[0].
+constexpr FrameRow flat_rows[] = {
+  frame(0, "room", C::none_literal, A::required, &R::room),
+  frame(1, "endpoint", C::ascii_text, A::required, &R::endpoint),
+  frame(2, "dst_port", C::ascii_int, A::required, &R::dst_port),
+  frame(3, "engine_desc", C::engine_desc, A::required, &R::engine_desc),
+  frame(4, "dst_kv_mem_descs", C::desc_list, A::required, kv_descs),
+  frame(5, "dst_aux_mem_descs", C::desc_list, A::required, aux_descs),
+  frame(6, "dst_state_mem_descs", C::state_desc_list, A::required, state_descs),
+  frame(7, "gpu_id", C::ascii_int, A::required, &R::gpu_id),
+  frame(8, "decode_tp_size", C::ascii_int, A::required, &R::dst_attn_tp_size),
+  frame(9, "decode_tp_rank", C::ascii_int, A::required, &R::dst_tp_rank),
+  frame(10, "dst_kv_item_len", C::ascii_int, A::required, &R::dst_kv_item_len),
+  frame(11, "dst_state_item_lens", C::component_u32, A::default_when_absent_or_empty, &R::dst_state_item_lens),
+  frame(12, "dst_state_dim_per_tensor", C::component_u32, A::default_when_absent_or_empty,
+        &R::dst_state_dim_per_tensor),
+};
+
+constexpr FrameRow components_rows[] = {
+  frame(0, "room", C::none_literal, A::required, &R::room),
+  frame(1, "endpoint", C::ascii_text, A::required, &R::endpoint),
+  frame(2, "dst_port", C::ascii_int, A::required, &R::dst_port),
+  frame(3, "engine_desc", C::engine_desc, A::required, &R::engine_desc),
+  frame(4, "dst_kv_mem_descs", C::desc_list, A::required, kv_descs),
+  frame(5, "dst_aux_mem_descs", C::desc_list, A::required, aux_descs),
+  frame(6, "dst_state_mem_descs", C::state_desc_lists, A::required, state_descs),
+  frame(7, "gpu_id", C::ascii_int, A::required, &R::gpu_id),
+  frame(8, "decode_tp_size", C::ascii_int, A::required, &R::dst_attn_tp_size),
+  frame(9, "decode_tp_rank", C::ascii_int, A::required, &R::dst_tp_rank),
+  frame(10, "dst_kv_item_len", C::ascii_int, A::required, &R::dst_kv_item_len),
+  frame(11, "dst_state_item_lens", C::lists_u32, A::default_when_absent_or_empty, &R::dst_state_item_lens),
+  frame(12, "dst_state_dim_per_tensor", C::lists_u32, A::default_when_absent_or_empty,
+        &R::dst_state_dim_per_tensor),
+};
+
+constexpr const char* opaque_note =
+  "Mori descriptors are opaque to pdcheck: EngineDesc.unpack / MemoryDesc.unpack errors cannot be predicted";
+
+// What a Mori generation cannot carry, in the order `pdcheck encode` notes it.
+std::vector<std::string> mori_dropped(const Registration& r, Generation g)
 {
-  return [want_nested](ByteView b) {
-    Decoded<DescListShape> d = decode_desc_list(b);
-    if (d.ok() && !b.empty() && d.value.nested != want_nested && !(d.value.counts == std::vector<std::size_t>{0})) {
-      // A well-formed msgpack list of the other shape: SGLang's list
-      // comprehension hands MemoryDesc.unpack the wrong type.
-      d.issue = WireIssue{0, want_nested ? "expected a msgpack list of per-component descriptor lists, got a flat list "
-                                           "of descriptors (single state_type Mori)"
-                                         : "expected a flat msgpack list of descriptors, got a list of lists "
-                                           "(per-component Mori)"};
-      d.sglang.raises = "an exception from MemoryDesc.unpack (it is handed the wrong type; pdcheck cannot name it)";
-      d.sglang_value.reset();
-    }
-    return d;
-  };
+  std::vector<std::string> dropped;
+  if (g != Generation::components) {
+    drop_if(dropped, r.dst_state_item_lens.size() > 1 || r.dst_state_dim_per_tensor.size() > 1,
+            "state components after the first (one state_type per registration)");
+  }
+  drop_if(dropped, !r.dst_kv_ptrs.empty() || !r.dst_aux_ptrs.empty() || !r.dst_state_data_ptrs.empty(),
+          "raw pointers (Mori sends memory descriptors instead)");
+  drop_if(dropped, !r.dst_state_layer_ids.empty() || !r.dst_kv_layer_ids.empty(), "layer ids (Mori registers none)");
+  drop_if(dropped, r.dst_dcp_size != 1 || r.dst_dcp_rank != 0, "DCP size and rank");
+  return dropped;
 }
+
+constexpr RegistrationTable make(Generation g, std::span<const FrameRow> rows)
+{
+  return RegistrationTable{Backend::mori, g, "MoriMsgGuard", rows, opaque_note, &mori_dropped};
+}
+
+constexpr RegistrationTable tables[] = {
+  make(Generation::flat, flat_rows),
+  make(Generation::components, components_rows),
+};
 
 } // namespace
 
-void decode_mori_registration(FrameReader& reader, Generation g, Registration& r)
+const RegistrationTable* mori_registration_table(Generation g)
 {
-  using A = Absent;
-  const bool comp = g == Generation::components;
-
-  // The bootstrap thread tells registrations from requests by payload[0].
-  reader.read_into<std::string>(r.room, 0, "room", "ascii 'None'", A::required,
-                                [](ByteView b) { return decode_none_literal(b); });
-  reader.read_into<std::string>(r.endpoint, 1, "endpoint", "ascii", A::required, ascii_text());
-  reader.read_into<std::int64_t>(r.dst_port, 2, "dst_port", "ascii int", A::required, ascii_int());
-  reader.read_into<Bytes>(r.engine_desc, 3, "engine_desc", "opaque EngineDesc.pack()", A::required,
-                          [](ByteView b) { return decode_opaque(b); });
-  if (auto v = reader.read<DescListShape>(4, "dst_kv_mem_descs", "msgpack list", A::required, desc_frame(false))) {
-    r.dst_kv_mem_descs.assign(reader.frame(4).begin(), reader.frame(4).end());
-    r.kv_mem_desc_count = v->counts.empty() ? 0 : v->counts[0];
-  }
-  if (auto v = reader.read<DescListShape>(5, "dst_aux_mem_descs", "msgpack list", A::required, desc_frame(false))) {
-    r.dst_aux_mem_descs.assign(reader.frame(5).begin(), reader.frame(5).end());
-    r.aux_mem_desc_count = v->counts.empty() ? 0 : v->counts[0];
-  }
-  if (auto v = reader.read<DescListShape>(6, "dst_state_mem_descs",
-                                          comp ? "msgpack list of lists" : "msgpack list", A::required,
-                                          desc_frame(comp))) {
-    r.dst_state_mem_descs.assign(reader.frame(6).begin(), reader.frame(6).end());
-    r.state_mem_desc_counts = v->counts;
-    // A flat list is one component, and an empty one is none at all (the shape
-    // check above lets only an empty flat list through for components).
-    if (!v->nested && r.state_mem_desc_counts == std::vector<std::size_t>{0}) {
-      r.state_mem_desc_counts.clear();
+  for (const RegistrationTable& t : tables) {
+    if (t.generation == g) {
+      return &t;
     }
   }
-  reader.read_into<std::int64_t>(r.gpu_id, 7, "gpu_id", "ascii int", A::required, ascii_int());
-  reader.read_into<std::int64_t>(r.dst_attn_tp_size, 8, "decode_tp_size", "ascii int", A::required, ascii_int());
-  reader.read_into<std::int64_t>(r.dst_tp_rank, 9, "decode_tp_rank", "ascii int", A::required, ascii_int());
-  reader.read_into<std::int64_t>(r.dst_kv_item_len, 10, "dst_kv_item_len", "ascii int", A::required, ascii_int());
-  if (comp) {
-    reader.read_into<U64Lists>(r.dst_state_item_lens, 11, "dst_state_item_lens", "pack_int_lists 'I'",
-                               A::default_when_absent_or_empty, int_lists(IntFormat::u32));
-    reader.read_into<U64Lists>(r.dst_state_dim_per_tensor, 12, "dst_state_dim_per_tensor", "pack_int_lists 'I'",
-                               A::default_when_absent_or_empty, int_lists(IntFormat::u32));
-  } else {
-    reader.read_into<U64Lists>(r.dst_state_item_lens, 11, "dst_state_item_lens", "native 'I' array",
-                               A::default_when_absent_or_empty, native_as_component(IntFormat::u32));
-    reader.read_into<U64Lists>(r.dst_state_dim_per_tensor, 12, "dst_state_dim_per_tensor", "native 'I' array",
-                               A::default_when_absent_or_empty, native_as_component(IntFormat::u32));
-  }
-  if (reader.mode() == DecodeMode::sglang && !reader.stopped()) {
-    reader.note("Mori descriptors are opaque to pdcheck: EngineDesc.unpack / MemoryDesc.unpack errors cannot be "
-                "predicted");
-  }
-}
-
-EncodedRegistration encode_mori_registration(const Registration& r, Generation g)
-{
-  EncodedRegistration out;
-  Frames& f = out.frames;
-  const bool comp = g == Generation::components;
-  f.push_back(to_bytes("MoriMsgGuard"));
-  f.push_back(to_bytes(r.room));
-  f.push_back(to_bytes(r.endpoint));
-  f.push_back(encode_ascii_int(r.dst_port));
-  f.push_back(r.engine_desc);
-  f.push_back(r.dst_kv_mem_descs);
-  f.push_back(r.dst_aux_mem_descs);
-  f.push_back(r.dst_state_mem_descs);
-  f.push_back(encode_ascii_int(r.gpu_id));
-  f.push_back(encode_ascii_int(r.dst_attn_tp_size));
-  f.push_back(encode_ascii_int(r.dst_tp_rank));
-  f.push_back(encode_ascii_int(r.dst_kv_item_len));
-  if (comp) {
-    f.push_back(pack_int_lists(r.dst_state_item_lens, IntFormat::u32));
-    f.push_back(pack_int_lists(r.dst_state_dim_per_tensor, IntFormat::u32));
-  } else {
-    drop_if(out.dropped, r.dst_state_item_lens.size() > 1 || r.dst_state_dim_per_tensor.size() > 1,
-            "state components after the first (one state_type per registration)");
-    f.push_back(encode_native_array(first_component(r.dst_state_item_lens), IntFormat::u32));
-    f.push_back(encode_native_array(first_component(r.dst_state_dim_per_tensor), IntFormat::u32));
-  }
-  drop_if(out.dropped, !r.dst_kv_ptrs.empty() || !r.dst_aux_ptrs.empty() || !r.dst_state_data_ptrs.empty(),
-          "raw pointers (Mori sends memory descriptors instead)");
-  drop_if(out.dropped, !r.dst_state_layer_ids.empty() || !r.dst_kv_layer_ids.empty(),
-          "layer ids (Mori registers none)");
-  drop_if(out.dropped, r.dst_dcp_size != 1 || r.dst_dcp_rank != 0, "DCP size and rank");
-  return out;
+  return nullptr;
 }
 
 } // namespace pdcheck::wire::detail
