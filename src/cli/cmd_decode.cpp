@@ -1,9 +1,9 @@
 #include "cli/command.hpp"
 #include "cli/options.hpp"
 #include "io/capture_file.hpp"
+#include "report/wire_render.hpp"
 #include "util/error.hpp"
 #include "wire/registration_codec.hpp"
-#include "wire/render.hpp"
 #include "wire/transfer_info.hpp"
 
 #include <fmt/format.h>
@@ -89,8 +89,8 @@ int run_sglang_mode(const io::Capture& capture, std::optional<wire::Generation> 
     problem = d.problem;
     notes = d.notes;
     if (d.registration) {
-      body = wire::registration_to_json(*d.registration);
-      text = wire::registration_to_text(*d.registration);
+      body = report::registration_to_json(*d.registration);
+      text = report::registration_to_text(*d.registration);
     }
   } else {
     wire::TransferInfoDecode d =
@@ -98,8 +98,8 @@ int run_sglang_mode(const io::Capture& capture, std::optional<wire::Generation> 
     problem = d.problem;
     notes = d.notes;
     if (d.transfer_info) {
-      body = wire::transfer_info_to_json(*d.transfer_info);
-      text = wire::transfer_info_to_text(*d.transfer_info);
+      body = report::transfer_info_to_json(*d.transfer_info);
+      text = report::transfer_info_to_text(*d.transfer_info);
     }
   }
   if (o.format == "json") {
@@ -155,20 +155,20 @@ int run_decode(const DecodeOptions& o, CommandContext& ctx)
   if (capture.kind == io::CaptureKind::registration) {
     const wire::Registration r = io::registration_from_capture(capture, generation);
     if (o.format == "json") {
-      nlohmann::json j = wire::registration_to_json(r);
+      nlohmann::json j = report::registration_to_json(r);
       j["capture"] = capture_json(capture);
       *ctx.out << j.dump(2) << "\n";
     } else {
-      *ctx.out << capture_text(capture) << wire::registration_to_text(r);
+      *ctx.out << capture_text(capture) << report::registration_to_text(r);
     }
   } else {
     const wire::TransferInfo t = io::transfer_info_from_capture(capture, generation);
     if (o.format == "json") {
-      nlohmann::json j = wire::transfer_info_to_json(t);
+      nlohmann::json j = report::transfer_info_to_json(t);
       j["capture"] = capture_json(capture);
       *ctx.out << j.dump(2) << "\n";
     } else {
-      *ctx.out << capture_text(capture) << wire::transfer_info_to_text(t);
+      *ctx.out << capture_text(capture) << report::transfer_info_to_text(t);
     }
   }
   return exit_code::ok;

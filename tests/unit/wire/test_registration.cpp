@@ -1,9 +1,9 @@
 #include "model/layout.hpp"
+#include "report/wire_render.hpp"
 #include "util/error.hpp"
 #include "wire/msgpack.hpp"
 #include "wire/registration.hpp"
 #include "wire/registration_codec.hpp"
-#include "wire/render.hpp"
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
@@ -373,7 +373,7 @@ TEST_CASE("component summaries split conv from temporal", "[wire][registration]"
   REQUIRE(u.size() == 1);
   CHECK(u[0].groups.at(0).likely_tensor == "unified envelope (all layers of one slot)");
 
-  const nlohmann::json j = registration_to_json(r);
+  const nlohmann::json j = report::registration_to_json(r);
   CHECK(j["dst_tp_rank"] == 0);
   CHECK(j["components"][0]["tensor_groups"][1]["likely_tensor"] == "temporal");
 }

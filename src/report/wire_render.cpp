@@ -1,14 +1,18 @@
-#include "wire/render.hpp"
+#include "report/wire_render.hpp"
 
 #include "wire/base64.hpp"
+#include "wire/registration_table.hpp"
 
 #include <fmt/format.h>
 
-namespace pdcheck::wire {
+namespace pdcheck::report {
+
+using namespace pdcheck::wire;
 
 namespace {
 
 using json = nlohmann::json;
+using R = Registration;
 
 std::string value_text(std::uint64_t v, bool hex)
 {
@@ -38,14 +42,11 @@ bool is_mori(const Registration& r)
   return r.backend == Backend::mori;
 }
 
-std::string tp_rank_name(Backend b)
+// SGLang's name for a field of `r`, from its backend's frame tables: e.g.
+// dst_tp_rank is "dst_tp_rank" on Mooncake and "decode_tp_rank" on Mori and NIXL.
+std::string name(const Registration& r, const FrameMember& member)
 {
-  return b == Backend::mooncake ? "dst_tp_rank" : "decode_tp_rank";
-}
-
-std::string tp_size_name(Backend b)
-{
-  return b == Backend::mooncake ? "dst_attn_tp_size" : "decode_tp_size";
+  return std::string(registration_field_name(r.backend, member));
 }
 
 json components_json(const Registration& r)
@@ -192,49 +193,49 @@ json registration_to_json(const Registration& r)
   j["generation_evidence"] = r.generation_evidence;
   j["generation_forced"] = r.generation_forced;
   j["synthetic_pointers"] = r.synthetic_pointers;
-  j["room"] = r.room;
-  j["endpoint"] = r.endpoint;
-  j["dst_port"] = r.dst_port;
+  j[name(r, &R::room)] = r.room;
+  j[name(r, &R::endpoint)] = r.endpoint;
+  j[name(r, &R::dst_port)] = r.dst_port;
   switch (r.backend) {
-  case Backend::mooncake: j["mooncake_session_id"] = r.mooncake_session_id; break;
-  case Backend::mori: j["engine_desc"] = {{"bytes", r.engine_desc.size()}, {"base64", base64_encode(r.engine_desc)}}; break;
+  case Backend::mooncake: j[name(r, &R::mooncake_session_id)] = r.mooncake_session_id; break;
+  case Backend::mori: j[name(r, &R::engine_desc)] = {{"bytes", r.engine_desc.size()}, {"base64", base64_encode(r.engine_desc)}}; break;
   case Backend::nixl:
-    j["agent_name"] = r.agent_name;
-    j["agent_metadata"] = {{"bytes", r.agent_metadata.size()}};
+    j[name(r, &R::agent_name)] = r.agent_name;
+    j[name(r, &R::agent_metadata)] = {{"bytes", r.agent_metadata.size()}};
     break;
   }
   if (is_mori(r)) {
-    j["dst_kv_mem_descs"] = {{"bytes", r.dst_kv_mem_descs.size()}, {"descriptors", r.kv_mem_desc_count}};
-    j["dst_aux_mem_descs"] = {{"bytes", r.dst_aux_mem_descs.size()}, {"descriptors", r.aux_mem_desc_count}};
-    j["dst_state_mem_descs"] = {{"bytes", r.dst_state_mem_descs.size()},
+    j[name(r, &R::dst_kv_mem_descs)] = {{"bytes", r.dst_kv_mem_descs.size()}, {"descriptors", r.kv_mem_desc_count}};
+    j[name(r, &R::dst_aux_mem_descs)] = {{"bytes", r.dst_aux_mem_descs.size()}, {"descriptors", r.aux_mem_desc_count}};
+    j[name(r, &R::dst_state_mem_descs)] = {{"bytes", r.dst_state_mem_descs.size()},
                                 {"descriptors_per_component", r.state_mem_desc_counts}};
   } else {
-    j["dst_kv_ptrs"] = r.dst_kv_ptrs;
-    j["dst_aux_ptrs"] = r.dst_aux_ptrs;
-    j["dst_state_data_ptrs"] = lists_json(r.dst_state_data_ptrs);
+    j[name(r, &R::dst_kv_ptrs)] = r.dst_kv_ptrs;
+    j[name(r, &R::dst_aux_ptrs)] = r.dst_aux_ptrs;
+    j[name(r, &R::dst_state_data_ptrs)] = lists_json(r.dst_state_data_ptrs);
   }
   if (r.backend != Backend::mooncake) {
-    j["gpu_id"] = r.gpu_id;
+    j[name(r, &R::gpu_id)] = r.gpu_id;
   }
-  j[tp_rank_name(r.backend)] = r.dst_tp_rank;
-  j[tp_size_name(r.backend)] = r.dst_attn_tp_size;
-  j["dst_kv_item_len"] = r.dst_kv_item_len;
-  j["dst_state_item_lens"] = lists_json(r.dst_state_item_lens);
-  j["dst_state_dim_per_tensor"] = lists_json(r.dst_state_dim_per_tensor);
+  j[name(r, &R::dst_tp_rank)] = r.dst_tp_rank;
+  j[name(r, &R::dst_attn_tp_size)] = r.dst_attn_tp_size;
+  j[name(r, &R::dst_kv_item_len)] = r.dst_kv_item_len;
+  j[name(r, &R::dst_state_item_lens)] = lists_json(r.dst_state_item_lens);
+  j[name(r, &R::dst_state_dim_per_tensor)] = lists_json(r.dst_state_dim_per_tensor);
   if (!is_mori(r)) {
-    j["dst_kv_layer_ids"] = r.dst_kv_layer_ids;
-    j["dst_state_layer_ids"] = lists_json(r.dst_state_layer_ids);
-    j["staging_base_ptr"] = r.staging_base_ptr;
-    j["staging_total_size"] = r.staging_total_size;
-    j["dst_dcp_size"] = r.dst_dcp_size;
-    j["dst_dcp_rank"] = r.dst_dcp_rank;
-    j["dst_kv_item_lens"] = r.dst_kv_item_lens;
+    j[name(r, &R::dst_kv_layer_ids)] = r.dst_kv_layer_ids;
+    j[name(r, &R::dst_state_layer_ids)] = lists_json(r.dst_state_layer_ids);
+    j[name(r, &R::staging_base_ptr)] = r.staging_base_ptr;
+    j[name(r, &R::staging_total_size)] = r.staging_total_size;
+    j[name(r, &R::dst_dcp_size)] = r.dst_dcp_size;
+    j[name(r, &R::dst_dcp_rank)] = r.dst_dcp_rank;
+    j[name(r, &R::dst_kv_item_lens)] = r.dst_kv_item_lens;
   }
   if (r.backend == Backend::mooncake) {
     if (r.generation == Generation::flat) {
-      j["enable_hisparse"] = r.enable_hisparse;
+      j[name(r, &R::enable_hisparse)] = r.enable_hisparse;
     }
-    j["staging_slot_layer_ids"] = r.staging_slot_layer_ids;
+    j[name(r, &R::staging_slot_layer_ids)] = r.staging_slot_layer_ids;
     json kv = nullptr;
     json state = nullptr;
     if (r.unified_layouts_json) {
@@ -248,8 +249,8 @@ json registration_to_json(const Registration& r)
     j["dst_unified_state_layout"] = state;
   }
   if (r.backend == Backend::nixl) {
-    j["dst_num_slots"] = r.dst_num_slots ? json(*r.dst_num_slots) : json(nullptr);
-    j["dst_kv_mem_kinds"] = r.dst_kv_mem_kinds;
+    j[name(r, &R::dst_num_slots)] = r.dst_num_slots ? json(*r.dst_num_slots) : json(nullptr);
+    j[name(r, &R::dst_kv_mem_kinds)] = r.dst_kv_mem_kinds;
   }
   j["components"] = components_json(r);
   j["frames"] = frames_json(r.frames);
@@ -306,61 +307,61 @@ std::string registration_to_text(const Registration& r)
   }
   out += "\n";
   Table t;
-  t.row("room", r.room);
-  t.row("endpoint", r.endpoint);
-  t.row("dst_port", std::to_string(r.dst_port));
+  t.row(name(r, &R::room), r.room);
+  t.row(name(r, &R::endpoint), r.endpoint);
+  t.row(name(r, &R::dst_port), std::to_string(r.dst_port));
   switch (r.backend) {
-  case Backend::mooncake: t.row("mooncake_session_id", r.mooncake_session_id); break;
-  case Backend::mori: t.row("engine_desc", blob_text(r.engine_desc)); break;
+  case Backend::mooncake: t.row(name(r, &R::mooncake_session_id), r.mooncake_session_id); break;
+  case Backend::mori: t.row(name(r, &R::engine_desc), blob_text(r.engine_desc)); break;
   case Backend::nixl:
-    t.row("agent_name", r.agent_name);
-    t.row("agent_metadata", fmt::format("{} bytes", r.agent_metadata.size()));
+    t.row(name(r, &R::agent_name), r.agent_name);
+    t.row(name(r, &R::agent_metadata), fmt::format("{} bytes", r.agent_metadata.size()));
     break;
   }
   if (is_mori(r)) {
-    t.row("dst_kv_mem_descs", fmt::format("{} descriptors ({} bytes)", r.kv_mem_desc_count, r.dst_kv_mem_descs.size()));
-    t.row("dst_aux_mem_descs",
+    t.row(name(r, &R::dst_kv_mem_descs), fmt::format("{} descriptors ({} bytes)", r.kv_mem_desc_count, r.dst_kv_mem_descs.size()));
+    t.row(name(r, &R::dst_aux_mem_descs),
           fmt::format("{} descriptors ({} bytes)", r.aux_mem_desc_count, r.dst_aux_mem_descs.size()));
     std::vector<std::uint64_t> counts(r.state_mem_desc_counts.begin(), r.state_mem_desc_counts.end());
-    t.row("dst_state_mem_descs",
+    t.row(name(r, &R::dst_state_mem_descs),
           fmt::format("per component [{}] ({} bytes)", compact_list(counts), r.dst_state_mem_descs.size()));
-    t.row("gpu_id", std::to_string(r.gpu_id));
+    t.row(name(r, &R::gpu_id), std::to_string(r.gpu_id));
   } else {
-    t.row("dst_kv_ptrs", fmt::format("[{}]", compact_list(r.dst_kv_ptrs, true)));
-    t.row("dst_aux_ptrs", fmt::format("[{}]", compact_list(r.dst_aux_ptrs, true)));
-    t.row("dst_state_data_ptrs", lists_text(r.dst_state_data_ptrs, true));
+    t.row(name(r, &R::dst_kv_ptrs), fmt::format("[{}]", compact_list(r.dst_kv_ptrs, true)));
+    t.row(name(r, &R::dst_aux_ptrs), fmt::format("[{}]", compact_list(r.dst_aux_ptrs, true)));
+    t.row(name(r, &R::dst_state_data_ptrs), lists_text(r.dst_state_data_ptrs, true));
     if (r.backend == Backend::nixl) {
-      t.row("gpu_id", std::to_string(r.gpu_id));
+      t.row(name(r, &R::gpu_id), std::to_string(r.gpu_id));
     }
   }
-  t.row(tp_rank_name(r.backend), std::to_string(r.dst_tp_rank));
-  t.row(tp_size_name(r.backend), std::to_string(r.dst_attn_tp_size));
-  t.row("dst_kv_item_len", std::to_string(r.dst_kv_item_len));
-  t.row("dst_state_item_lens", lists_text(r.dst_state_item_lens, false));
-  t.row("dst_state_dim_per_tensor", lists_text(r.dst_state_dim_per_tensor, false));
+  t.row(name(r, &R::dst_tp_rank), std::to_string(r.dst_tp_rank));
+  t.row(name(r, &R::dst_attn_tp_size), std::to_string(r.dst_attn_tp_size));
+  t.row(name(r, &R::dst_kv_item_len), std::to_string(r.dst_kv_item_len));
+  t.row(name(r, &R::dst_state_item_lens), lists_text(r.dst_state_item_lens, false));
+  t.row(name(r, &R::dst_state_dim_per_tensor), lists_text(r.dst_state_dim_per_tensor, false));
   if (!is_mori(r)) {
-    t.row("dst_kv_layer_ids", r.dst_kv_layer_ids.empty() ? "[]" : compact_ids(r.dst_kv_layer_ids));
+    t.row(name(r, &R::dst_kv_layer_ids), r.dst_kv_layer_ids.empty() ? "[]" : compact_ids(r.dst_kv_layer_ids));
     std::string ids;
     for (std::size_t c = 0; c < r.dst_state_layer_ids.size(); ++c) {
       ids += (c == 0 ? "" : " | ") + fmt::format("[{}]", compact_ids(r.dst_state_layer_ids[c]));
     }
-    t.row("dst_state_layer_ids", ids.empty() ? "[]" : ids);
-    t.row("staging_base_ptr", hex_u64(r.staging_base_ptr));
-    t.row("staging_total_size", std::to_string(r.staging_total_size));
-    t.row("dst_dcp_size", std::to_string(r.dst_dcp_size));
-    t.row("dst_dcp_rank", std::to_string(r.dst_dcp_rank));
-    t.row("dst_kv_item_lens", fmt::format("[{}]", compact_list(r.dst_kv_item_lens)));
+    t.row(name(r, &R::dst_state_layer_ids), ids.empty() ? "[]" : ids);
+    t.row(name(r, &R::staging_base_ptr), hex_u64(r.staging_base_ptr));
+    t.row(name(r, &R::staging_total_size), std::to_string(r.staging_total_size));
+    t.row(name(r, &R::dst_dcp_size), std::to_string(r.dst_dcp_size));
+    t.row(name(r, &R::dst_dcp_rank), std::to_string(r.dst_dcp_rank));
+    t.row(name(r, &R::dst_kv_item_lens), fmt::format("[{}]", compact_list(r.dst_kv_item_lens)));
   }
   if (r.backend == Backend::mooncake) {
     if (r.generation == Generation::flat) {
-      t.row("enable_hisparse", r.enable_hisparse ? "True" : "False");
+      t.row(name(r, &R::enable_hisparse), r.enable_hisparse ? "True" : "False");
     }
-    t.row("staging_slot_layer_ids", fmt::format("[{}]", compact_list(r.staging_slot_layer_ids)));
+    t.row(name(r, &R::staging_slot_layer_ids), fmt::format("[{}]", compact_list(r.staging_slot_layer_ids)));
     t.row("unified layouts (frame 20)",
           r.unified_layouts_json ? fmt::format("{} bytes of JSON", r.unified_layouts_json->size()) : "None");
   }
   if (r.backend == Backend::nixl) {
-    t.row("dst_num_slots", r.dst_num_slots ? std::to_string(*r.dst_num_slots) : "None");
+    t.row(name(r, &R::dst_num_slots), r.dst_num_slots ? std::to_string(*r.dst_num_slots) : "None");
     // Runs of the same kind, as for numbers: "VRAM x24".
     std::string kinds;
     for (std::size_t i = 0; i < r.dst_kv_mem_kinds.size();) {
@@ -371,7 +372,7 @@ std::string registration_to_text(const Registration& r)
       kinds += (i == 0 ? "" : ", ") + r.dst_kv_mem_kinds[i] + (j - i > 1 ? fmt::format(" x{}", j - i) : "");
       i = j;
     }
-    t.row("dst_kv_mem_kinds", "[" + kinds + "]");
+    t.row(name(r, &R::dst_kv_mem_kinds), "[" + kinds + "]");
   }
   out += t.out;
 
@@ -450,4 +451,4 @@ std::string transfer_info_to_text(const TransferInfo& t)
   return out;
 }
 
-} // namespace pdcheck::wire
+} // namespace pdcheck::report
