@@ -1,5 +1,7 @@
-// Per-request TransferInfo frames of the three backends (`send_metadata` /
-// `TransferInfo.from_zmq`). Reference: ../shared/reference/sglang-pd-wire-and-checks.md §3.
+// Per-request TransferInfo frames of the three backends:
+// python/sglang/srt/disaggregation/{mooncake,mori,nixl}/conn.py, TransferInfo.from_zmq
+// (parser; Mori and NIXL on payload = msg[1:]) and the receivers' send_metadata
+// (sender), the same in mooncake/conn.py @ 0005973a and @ 6d8ea7e3.
 
 #include "wire/transfer_info.hpp"
 
