@@ -508,7 +508,7 @@ std::vector<Finding> missing_rank_findings(const std::vector<std::pair<RankId, s
 {
   std::vector<Finding> out;
   for (const auto& [rank, answer] : missing) {
-    Finding f = make_finding("bootstrap-rank-missing",
+    Finding f = make_finding(RuleId::bootstrap_rank_missing,
                              fmt::format("prefill rank {} has not registered its endpoint with {}: the last answer "
                                          "was {}",
                                          rank_label(rank), url, answer));

@@ -1,6 +1,7 @@
 #include "check/checker.hpp"
 
 #include "core/rules.hpp"
+#include "core/sglang_messages.hpp"
 #include "plan/extra_state.hpp"
 #include "plan/meaning.hpp"
 #include "sglang/launch_flags.hpp"
@@ -38,7 +39,7 @@ bool same_state_model(const model::ModelSpec& a, const model::ModelSpec& b)
          a.kda_head_k_dim == b.kda_head_k_dim;
 }
 
-Finding side_finding(const Side& side, std::string_view rule, std::string message)
+Finding side_finding(const Side& side, RuleId rule, std::string message)
 {
   Finding f = make_finding(rule, std::move(message));
   f.side = std::string(sglang::role_name(side.role));
@@ -71,10 +72,8 @@ void unified_memory_findings(const Side& side, std::vector<Finding>& out)
     return;
   }
   auto add = [&](std::string message, std::optional<std::string> runtime) {
-    Finding f = side_finding(side, "startup-unified-memory", std::move(message));
-    if (runtime) {
-      f.runtime_error = "AssertionError: " + *runtime;
-    }
+    Finding f = side_finding(side, RuleId::startup_unified_memory, std::move(message));
+    f.runtime_error = std::move(runtime);
     f.where = fmt::format("{} startup: handle_unified_memory_pool (arg_groups/kv_cache_hook.py)", sglang::role_name(side.role));
     out.push_back(std::move(f));
   };
@@ -89,19 +88,15 @@ void unified_memory_findings(const Side& side, std::vector<Finding>& out)
   if (a.transfer_backend != TransferBackend::mooncake) {
     const std::string b = backend_name(a.transfer_backend);
     add(fmt::format("--enable-unified-memory with PD needs the mooncake backend, not {}", b),
-        fmt::format("--enable-unified-memory with PD disaggregation supports only the mooncake transfer backend; got "
-                    "'{}'.",
-                    b));
+        render_delivered(MessageId::unified_backend, {{"backend", fmt::format("'{}'", b)}}));
   }
   if (a.pp_size > 1) {
     add(fmt::format("--enable-unified-memory with PD needs pp 1, not {}", a.pp_size),
-        std::string("--enable-unified-memory with PD disaggregation does not support pipeline parallelism "
-                    "(whole-envelope transfer has no per-layer entries to subset)."));
+        render_delivered(MessageId::unified_pipeline, {}));
   }
   if (env_true(a, "SGLANG_DISABLE_LAZY_COMPACTION")) {
     add("--enable-unified-memory with PD needs lazy compaction, but SGLANG_DISABLE_LAZY_COMPACTION is set",
-        std::string("--enable-unified-memory with PD disaggregation requires lazy compaction; unset "
-                    "SGLANG_DISABLE_LAZY_COMPACTION."));
+        render_delivered(MessageId::unified_lazy_compaction, {}));
   }
   if (a.enable_hisparse) {
     add("--enable-unified-memory with PD is not compatible with --enable-hisparse", std::nullopt);
@@ -128,14 +123,9 @@ void dcp_findings(const Side& side, std::vector<Finding>& out)
       side.args.transfer_backend != TransferBackend::mori) {
     return;
   }
-  Finding f = side_finding(side, "startup-dcp-transfer",
+  Finding f = side_finding(side, RuleId::startup_dcp_transfer,
                            fmt::format("--dcp-size {} with the mori backend, which has no DCP-aware transfer", dcp));
-  f.runtime_error = fmt::format(
-    "RuntimeError: MoriKVManager does not yet implement DCP-aware KV transfer, but engine is configured with "
-    "dcp_size={}. PD disaggregation under DCP requires the transfer layer to remap logical token loc -> per-rank "
-    "physical offset; running without that remap would silently corrupt the transferred KV cache. Use --dcp-size 1 "
-    "on the disaggregated engine, or pick a backend that has been adapted for DCP.",
-    dcp);
+  f.runtime_error = render_delivered(MessageId::dcp_not_implemented, {{"manager", "MoriKVManager"}, {"dcp_size", dcp}});
   f.where = fmt::format("{} startup: CommonKVManager._check_dcp_compat (disaggregation/common/conn.py)",
                         sglang::role_name(side.role));
   f.evidence["dcp_size"] = dcp;
@@ -152,7 +142,7 @@ void argparse_findings(const Side& side, std::vector<Finding>& out)
 {
   const sglang::ServerArgs& a = side.args;
   auto finding = [&](std::string message, std::string runtime, const std::string& origin) {
-    Finding f = side_finding(side, "startup-argparse", std::move(message));
+    Finding f = side_finding(side, RuleId::startup_argparse, std::move(message));
     f.runtime_error = std::move(runtime);
     f.where = fmt::format("{} launch: argparse in prepare_server_args (exit status 2); flag list of "
                           "python/sglang/srt/server_args.py @ {}",
@@ -163,7 +153,7 @@ void argparse_findings(const Side& side, std::vector<Finding>& out)
   if (a.argparse_stop) {
     finding(fmt::format("{} ({}): SGLang exits at launch: {}", a.argparse_stop->flag, a.argparse_stop->origin,
                         a.argparse_message),
-            "error: " + a.argparse_message, a.argparse_stop->origin);
+            as_delivered(a.argparse_message_id, a.argparse_message), a.argparse_stop->origin);
     return;
   }
   std::vector<sglang::ArgOrigin> rejected = a.unrecognized;
@@ -193,7 +183,8 @@ void argparse_findings(const Side& side, std::vector<Finding>& out)
   finding(fmt::format("SGLang {} exits at launch: it does not know {} ({}){}{}", side.profile.name,
                       fmt::join(words, " "), rejected.front().origin, hint,
                       too_new ? "; --enable-unified-memory arrived with PR #33362 (0.5.18)" : ""),
-          "error: unrecognized arguments: " + fmt::format("{}", fmt::join(words, " ")), rejected.front().origin);
+          render_delivered(MessageId::argparse_unrecognized, {{"words", fmt::format("{}", fmt::join(words, " "))}}),
+          rejected.front().origin);
 }
 
 /// SGLang ignores SGLANG_* variables it does not read: a misspelt one leaves the
@@ -206,7 +197,7 @@ void env_findings(const Side& side, std::vector<Finding>& out)
       continue;
     }
     const auto near = closest_match(name, names);
-    Finding f = side_finding(side, "unknown-env",
+    Finding f = side_finding(side, RuleId::unknown_env,
                              fmt::format("SGLang reads no environment variable {}{}", name,
                                          near ? fmt::format("; did you mean {}?", *near) : std::string()));
     f.where = fmt::format("{} environment; names from python/sglang/srt/environ.py", sglang::role_name(side.role));
@@ -228,7 +219,7 @@ void side_findings(const Side& side, const model::Layout& layout, std::vector<Fi
   const bool mode_ok = (side.role == Role::prefill && mode == sglang::DisaggregationMode::prefill) ||
                        (side.role == Role::decode && mode == sglang::DisaggregationMode::decode);
   if (!mode_ok) {
-    Finding f = side_finding(side, "side-role",
+    Finding f = side_finding(side, RuleId::side_role,
                              fmt::format("the {} side runs with --disaggregation-mode {}", sglang::role_name(side.role),
                                          sglang::disaggregation_mode_name(mode)));
     f.evidence["role"] = sglang::role_name(side.role);
@@ -236,7 +227,7 @@ void side_findings(const Side& side, const model::Layout& layout, std::vector<Fi
     out.push_back(std::move(f));
   }
   if (!backend_moves_state(side)) {
-    Finding f = side_finding(side, "startup-backend-state",
+    Finding f = side_finding(side, RuleId::startup_backend_state,
                              fmt::format("SGLang {} over {} does not transfer Mamba state", side.profile.name,
                                          backend_name(side.args.transfer_backend)));
     f.evidence["profile"] = side.profile.name;
@@ -245,7 +236,7 @@ void side_findings(const Side& side, const model::Layout& layout, std::vector<Fi
   unified_memory_findings(side, out);
   dcp_findings(side, out);
   if (!side.profile_assumption.empty()) {
-    Finding f = side_finding(side, "profile-assumed", side.profile_assumption);
+    Finding f = side_finding(side, RuleId::profile_assumed, side.profile_assumption);
     f.where = fmt::format("pdcheck: release table (`pdcheck profiles`), {} side's sglang: {}", sglang::role_name(side.role),
                           side.sglang);
     f.evidence["sglang"] = side.sglang;
@@ -254,7 +245,7 @@ void side_findings(const Side& side, const model::Layout& layout, std::vector<Fi
     out.push_back(std::move(f));
   }
   if (!side.model_path_conflict.empty()) {
-    Finding f = side_finding(side, "side-model-path", side.model_path_conflict);
+    Finding f = side_finding(side, RuleId::side_model_path, side.model_path_conflict);
     f.where = fmt::format("{} side: model: and --model-path", sglang::role_name(side.role));
     f.evidence["model"] = side.model.name;
     f.evidence["model_path"] = side.args.model_path.value_or("");
@@ -268,7 +259,7 @@ void side_findings(const Side& side, const model::Layout& layout, std::vector<Fi
 constexpr const char* k_parallel_info = "decode: CommonKVManager.try_ensure_parallel_info (disaggregation/common/conn.py)";
 constexpr const char* k_rank_mapping = "decode: CommonKVManager._resolve_rank_mapping (disaggregation/common/conn.py)";
 
-Finding bootstrap_finding(const Side& decode, std::string_view rule, std::string message, std::string runtime,
+Finding bootstrap_finding(const Side& decode, RuleId rule, std::string message, std::string runtime,
                           const char* where = k_parallel_info)
 {
   Finding f = side_finding(decode, rule, std::move(message));
@@ -284,35 +275,33 @@ void bootstrap_findings(const Side& prefill, const Side& decode, const model::La
   const auto& d = decode.args;
   if (p.page_size != d.page_size) {
     Finding f = bootstrap_finding(
-      decode, "bootstrap-page-size", fmt::format("prefill page size {} != decode page size {}", p.page_size, d.page_size),
-      fmt::format("RuntimeError: Page size mismatch: prefill server has page_size={}, but decode server has "
-                  "page_size={}. Both servers must use the same --page-size value.",
-                  p.page_size, d.page_size));
+      decode, RuleId::bootstrap_page_size, fmt::format("prefill page size {} != decode page size {}", p.page_size, d.page_size),
+      render_delivered(MessageId::page_size_mismatch,
+                       {{"prefill_page_size", p.page_size}, {"decode_page_size", d.page_size}}));
     f.evidence["prefill"] = p.page_size;
     f.evidence["decode"] = d.page_size;
     out.push_back(std::move(f));
   }
   if (p.kv_cache_dtype != d.kv_cache_dtype) {
     Finding f = bootstrap_finding(
-      decode, "bootstrap-kv-cache-dtype",
+      decode, RuleId::bootstrap_kv_cache_dtype,
       fmt::format("prefill kv cache dtype {} != decode kv cache dtype {}", p.kv_cache_dtype, d.kv_cache_dtype),
-      fmt::format("RuntimeError: KV cache dtype mismatch: prefill server has kv_cache_dtype={}, but decode server has "
-                  "kv_cache_dtype={}. Both servers must use the same --kv-cache-dtype value.",
-                  p.kv_cache_dtype, d.kv_cache_dtype));
+      render_delivered(MessageId::kv_cache_dtype_mismatch,
+                       {{"prefill_kv_cache_dtype", p.kv_cache_dtype}, {"decode_kv_cache_dtype", d.kv_cache_dtype}}));
     f.evidence["prefill"] = p.kv_cache_dtype;
     f.evidence["decode"] = d.kv_cache_dtype;
     out.push_back(std::move(f));
   }
   if (d.attn_cp_size != 1) {
-    const std::string text = p.attn_cp_size == 1
-                               ? fmt::format("When prefill cp size is 1, attn cp size should be 1, but got {}", d.attn_cp_size)
-                               : fmt::format("Decode cp size ({}) should be equal to 1", d.attn_cp_size);
-    out.push_back(bootstrap_finding(decode, "bootstrap-cp-size",
-                                    fmt::format("decode attention CP size {} is not 1", d.attn_cp_size),
-                                    fmt::format("AssertionError: ('{}',)", text), k_rank_mapping));
+    const std::string runtime =
+      p.attn_cp_size == 1 ? render_delivered(MessageId::decode_attn_cp_size, {{"decode_attn_cp_size", d.attn_cp_size}})
+                          : render_delivered(MessageId::decode_cp_size, {{"decode_cp_size", d.attn_cp_size}});
+    out.push_back(bootstrap_finding(decode, RuleId::bootstrap_cp_size,
+                                    fmt::format("decode attention CP size {} is not 1", d.attn_cp_size), runtime,
+                                    k_rank_mapping));
   }
   if (p.dcp_size > 1 && d.dcp_size != p.dcp_size) {
-    Finding f = side_finding(decode, "dcp-topology",
+    Finding f = side_finding(decode, RuleId::dcp_topology,
                              fmt::format("prefill --dcp-size {} cannot be relaid out to decode --dcp-size {}",
                                          p.dcp_size, d.dcp_size));
     f.where = "prefill: DCP relayout of the KV transfer";
@@ -322,19 +311,18 @@ void bootstrap_findings(const Side& prefill, const Side& decode, const model::La
   }
   if (d.pp_size != p.pp_size && d.pp_size != 1) {
     Finding f = bootstrap_finding(
-      decode, "bootstrap-pp-size", fmt::format("decode pp size {} is neither prefill pp size {} nor 1", d.pp_size, p.pp_size),
-      fmt::format("AssertionError: ('Decode pp size ({}) should be equal to prefill pp size ({}) or 1',)", d.pp_size,
-                  p.pp_size),
+      decode, RuleId::bootstrap_pp_size, fmt::format("decode pp size {} is neither prefill pp size {} nor 1", d.pp_size, p.pp_size),
+      render_delivered(MessageId::decode_pp_size, {{"decode_pp_size", d.pp_size}, {"prefill_pp_size", p.pp_size}}),
       k_rank_mapping);
     f.evidence["prefill"] = p.pp_size;
     f.evidence["decode"] = d.pp_size;
     out.push_back(std::move(f));
   }
   if (pl.attn_tp_size != dl.attn_tp_size && !prefill.model.hybrid_mla) {
-    Finding f = side_finding(decode, "bootstrap-tp-performance",
+    Finding f = side_finding(decode, RuleId::bootstrap_tp_performance,
                              fmt::format("prefill attention TP {} != decode attention TP {}", pl.attn_tp_size,
                                          dl.attn_tp_size));
-    f.logged_warning = "Performance is NOT guaranteed when using different TP sizes for non-MLA models. ";
+    f.logged_warning = render_delivered(MessageId::tp_performance, {});
     f.where = k_rank_mapping;
     out.push_back(std::move(f));
   }
@@ -428,7 +416,7 @@ std::optional<plan::SglangError> extra_state_error(const Side& prefill, int p_tp
   return std::nullopt;
 }
 
-Finding pair_finding(std::string_view rule, std::string message, const PairResult& pr, const Side& prefill)
+Finding pair_finding(RuleId rule, std::string message, const PairResult& pr, const Side& prefill)
 {
   Finding f = make_finding(rule, std::move(message));
   f.prefill_rank = pr.prefill_rank;
@@ -440,8 +428,7 @@ Finding pair_finding(std::string_view rule, std::string message, const PairResul
 
 Finding plan_error_finding(const plan::SglangError& e, const PairResult& pr, const Side& prefill)
 {
-  const Rule* rule = find_rule(e.rule);
-  Finding f = pair_finding(e.rule, fmt::format("{}: SGLang's {} raises {}", rule->title, e.function, e.python_class),
+  Finding f = pair_finding(e.rule, fmt::format("{}: SGLang's {} raises {}", rule(e.rule).title, e.function, e.python_class),
                            pr, prefill);
   f.runtime_error = e.rendered();
   f.where = fmt::format("prefill: {} backend, {}", backend_name(prefill.args.transfer_backend), e.function);
@@ -473,7 +460,7 @@ std::vector<int> writers_for(int decode_rank, int p, int d)
 
 void simulation_findings(const SimulationResult& r, int decode_rank, const Side& prefill, std::vector<Finding>& out)
 {
-  auto base = [&](std::string_view rule, std::string message, std::int64_t bytes) {
+  auto base = [&](RuleId rule, std::string message, std::int64_t bytes) {
     Finding f = make_finding(rule, std::move(message));
     f.decode_rank = decode_rank;
     f.backend = backend_name(prefill.args.transfer_backend);
@@ -485,7 +472,7 @@ void simulation_findings(const SimulationResult& r, int decode_rank, const Side&
   };
   if (r.wrong > 0) {
     const ByteExample& e = *r.first_wrong;
-    Finding f = base("silent-wrong-bytes",
+    Finding f = base(RuleId::silent_wrong_bytes,
                      fmt::format("{} of {} state bytes per request come from the wrong logical element; first at "
                                  "entry {} byte {}: expected {}, got {} from prefill rank {}",
                                  r.wrong, r.slot_bytes, e.dst_entry, e.offset, plan::describe(e.expected),
@@ -496,7 +483,7 @@ void simulation_findings(const SimulationResult& r, int decode_rank, const Side&
   }
   if (r.unwritten > 0) {
     const ByteExample& e = *r.first_unwritten;
-    out.push_back(base("silent-unwritten",
+    out.push_back(base(RuleId::silent_unwritten,
                        fmt::format("{} of {} state bytes per request are never written; first at entry {} byte {} "
                                    "({})",
                                    r.unwritten, r.slot_bytes, e.dst_entry, e.offset,
@@ -504,13 +491,13 @@ void simulation_findings(const SimulationResult& r, int decode_rank, const Side&
                        r.unwritten));
   }
   if (r.written_twice > 0) {
-    out.push_back(base("silent-written-twice",
+    out.push_back(base(RuleId::silent_written_twice,
                        fmt::format("{} state bytes per request are written more than once", r.written_twice),
                        r.written_twice));
   }
   if (r.outside_slot > 0) {
     const ByteExample& e = *r.first_outside;
-    Finding f = base("silent-outside-slot",
+    Finding f = base(RuleId::silent_outside_slot,
                      fmt::format("{} bytes per request land outside the request's slot (entry {}, {} bytes from the "
                                  "slot start), overwriting other requests' state",
                                  r.outside_slot, e.dst_entry, e.offset),
@@ -538,7 +525,7 @@ void scheduler_advice(const plan::PairInput& base, const PairResult& pr, const S
       outcomes.push_back(fmt::format("{}: sent as one request", what));
     }
   }
-  Finding f = pair_finding("scheduler-state-indices",
+  Finding f = pair_finding(RuleId::scheduler_state_indices,
                            fmt::format("{} with non-single state indices: {}", backend_name(prefill.args.transfer_backend),
                                        fmt::join(outcomes, "; ")),
                            pr, prefill);
@@ -567,7 +554,7 @@ CheckResult run_check(const CheckInput& input)
   auto& out = result.findings;
 
   if (!same_state_model(prefill.model, decode.model)) {
-    Finding f = make_finding("model-mismatch", fmt::format("prefill serves {} ({}) but decode serves {} ({})",
+    Finding f = make_finding(RuleId::model_mismatch, fmt::format("prefill serves {} ({}) but decode serves {} ({})",
                                                            prefill.model.name, prefill.model.architecture,
                                                            decode.model.name, decode.model.architecture));
     f.evidence["prefill"] = prefill.model.name;
@@ -575,7 +562,7 @@ CheckResult run_check(const CheckInput& input)
     out.push_back(std::move(f));
   }
   if (prefill.args.transfer_backend != decode.args.transfer_backend) {
-    Finding f = make_finding("backend-mismatch", fmt::format("prefill uses {} but decode uses {}",
+    Finding f = make_finding(RuleId::backend_mismatch, fmt::format("prefill uses {} but decode uses {}",
                                                              backend_name(prefill.args.transfer_backend),
                                                              backend_name(decode.args.transfer_backend)));
     f.evidence["prefill"] = backend_name(prefill.args.transfer_backend);
@@ -585,10 +572,10 @@ CheckResult run_check(const CheckInput& input)
   side_findings(prefill, result.prefill_layout, out);
   side_findings(decode, result.decode_layout, out);
   if (decode.args.transfer_backend == TransferBackend::mori && decode.profile.mori_broken_pack) {
-    Finding f = side_finding(decode, "mori-registration-pack",
+    Finding f = side_finding(decode, RuleId::mori_registration_pack,
                              fmt::format("SGLang {} packs per-component state lists as flat integers on Mori",
                                          decode.profile.name));
-    f.runtime_error = "struct.error: required argument is not an integer";
+    f.runtime_error = render_delivered(MessageId::mori_flat_pack, {});
     f.where = "decode: MoriKVReceiver._register_kv_args";
     out.push_back(std::move(f));
   }
@@ -611,7 +598,7 @@ CheckResult run_check(const CheckInput& input)
   const int p_pp = result.prefill_layout.pp_size;
   const int d_pp = result.decode_layout.pp_size;
   if (p_tp % d_tp != 0 && d_tp % p_tp != 0) {
-    Finding f = make_finding("rank-mapping", fmt::format("prefill attention TP {} and decode attention TP {} do not "
+    Finding f = make_finding(RuleId::rank_mapping, fmt::format("prefill attention TP {} and decode attention TP {} do not "
                                                          "divide each other",
                                                          p_tp, d_tp));
     f.evidence["prefill_attn_tp_size"] = p_tp;
@@ -678,7 +665,7 @@ CheckResult run_check(const CheckInput& input)
     const ParsedRegistration parsed = parse_as_prefill(*backend, dr.frames, prefill);
     if (!parsed.registration) {
       Finding f = make_finding(
-        "registration-generation",
+        RuleId::registration_generation,
         fmt::format("prefill SGLang {} ({} frames) cannot parse the decode's registration{}", prefill.profile.name,
                     wire::generation_name(wire::generation_for_profile(*backend, prefill.profile)),
                     dr.origin.empty() ? fmt::format(" (SGLang {})", decode.profile.name) : " from " + dr.origin));
@@ -767,7 +754,7 @@ CheckResult run_check(const CheckInput& input)
           out.push_back(plan_error_finding(*pr.plan.error, pr, prefill));
           aborted = true;
         } else if (pr.plan.skipped) {
-          Finding f = pair_finding("mori-empty-index-skipped", "the Mamba component is skipped: empty state indices", pr,
+          Finding f = pair_finding(RuleId::mori_empty_index_skipped, "the Mamba component is skipped: empty state indices", pr,
                                    prefill);
           f.where = "prefill: mori backend, send_state";
           out.push_back(std::move(f));
@@ -797,7 +784,7 @@ CheckResult run_check(const CheckInput& input)
       const std::vector<std::uint64_t> parsed_ptrs =
         reg.dst_state_data_ptrs.empty() ? std::vector<std::uint64_t>{} : reg.dst_state_data_ptrs[0];
       if (parsed_ptrs != registered) {
-        Finding f = make_finding("registration-misread",
+        Finding f = make_finding(RuleId::registration_misread,
                                  fmt::format("prefill SGLang {} reads {} state pointer(s) from decode SGLang {}'s "
                                              "registration where the decode registered {}; the writes go to "
                                              "addresses the decode never registered",

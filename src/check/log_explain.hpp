@@ -3,7 +3,9 @@
 // `pdcheck explain LOG...`: finds every SGLang PD failure text pdcheck knows in
 // server logs (plain text or JSON lines, with timestamps, prefixes and Python
 // tracebacks), extracts the numbers SGLang printed and explains the likely cause
-// from them. Pure: the caller reads the files and feeds the bytes (io/log_reader).
+// from them, with the texts of the message catalog (core/sglang_messages.def).
+// Pure: the caller reads the files and feeds the bytes (io/log_reader);
+// report/log_render.hpp prints the result.
 
 #include <nlohmann/json.hpp>
 
@@ -14,9 +16,6 @@
 #include <vector>
 
 namespace pdcheck::check {
-
-/// The closed vocabulary of causes a match can name (man page, EXPLAINING LOGS).
-const std::vector<std::string_view>& log_cause_names();
 
 /// One known failure text, collapsed over its repetitions in one file.
 struct LogMatch
@@ -30,7 +29,7 @@ struct LogMatch
   std::string runtime_error;       ///< the SGLang text as matched (wrappers peeled)
   nlohmann::ordered_json values = nlohmann::ordered_json::object();   ///< numbers and lists SGLang printed
   nlohmann::ordered_json analysis = nlohmann::ordered_json::object(); ///< what pdcheck derived from them
-  std::vector<std::string> causes; ///< from log_cause_names()
+  std::vector<std::string> causes; ///< from log_cause_names() (check/log_causes.hpp)
   std::string explanation;
   std::string fix;
   std::string confirm; ///< the `pdcheck check` command that reproduces it
@@ -83,11 +82,5 @@ private:
 
 /// Convenience for tests and small inputs: scans one whole text.
 LogExplanation explain_log_text(std::string_view text, const std::string& file);
-
-/// `pdcheck explain --format json` of logs.
-nlohmann::ordered_json log_explanation_to_json(const LogExplanation& e);
-
-/// The text report of `pdcheck explain LOG...`.
-std::string log_explanation_to_text(const LogExplanation& e);
 
 } // namespace pdcheck::check

@@ -3,6 +3,7 @@
 #include "cli/options.hpp"
 #include "core/rules.hpp"
 #include "io/log_reader.hpp"
+#include "report/log_render.hpp"
 #include "util/error.hpp"
 #include "util/spellcheck.hpp"
 
@@ -122,8 +123,8 @@ void install_explain(CLI::App& app, CommandContext& ctx)
       scanner.finish(result);
       note_cut_lines(name, read, ctx);
     }
-    *ctx.out << (*format == "json" ? check::log_explanation_to_json(result).dump(2) + "\n"
-                                   : check::log_explanation_to_text(result));
+    *ctx.out << (*format == "json" ? report::log_explanation_to_json(result).dump(2) + "\n"
+                                   : report::log_explanation_to_text(result));
     ctx.exit_status = result.failures_found() ? exit_code::findings : exit_code::ok;
   });
 }

@@ -1,6 +1,7 @@
 #include "model/layout.hpp"
 
 #include "core/rules.hpp"
+#include "core/sglang_messages.hpp"
 #include "util/python_int.hpp"
 
 #include <fmt/format.h>
@@ -31,9 +32,10 @@ std::int64_t divide(std::int64_t numerator, std::int64_t denominator, std::strin
                     std::vector<Finding>& findings)
 {
   if (denominator <= 0 || numerator % denominator != 0) {
-    Finding f = make_finding("startup-divisibility",
+    Finding f = make_finding(RuleId::startup_divisibility,
                              fmt::format("{} {} is not divisible by attention TP size {}", what, numerator, denominator));
-    f.runtime_error = fmt::format("AssertionError: {} is not divisible by {}", numerator, denominator);
+    f.runtime_error =
+      render_delivered(MessageId::not_divisible, {{"numerator", numerator}, {"denominator", denominator}});
     f.where = "SGLang startup: divide (python/sglang/srt/distributed/utils.py) while the state pool is sized";
     f.evidence["value"] = numerator;
     f.evidence["attn_tp_size"] = denominator;
@@ -69,7 +71,7 @@ std::vector<StateTensor> mamba2_tensors(const LayoutInput& in, int tp, std::vect
   const std::int64_t heads_per_rank = divide(heads, tp, "state heads", findings);
 
   if (m.family == StateFamily::mamba2 && m.n_groups % tp != 0 && m.n_groups != 1) {
-    Finding f = make_finding("startup-mamba-groups",
+    Finding f = make_finding(RuleId::startup_mamba_groups,
                              fmt::format("n_groups {} is not divisible by attention TP size {} and is not 1", m.n_groups, tp));
     f.where = "SGLang startup: MambaMixer2";
     f.evidence["n_groups"] = m.n_groups;
@@ -129,7 +131,7 @@ void check_attention_heads(const LayoutInput& in, int tp, std::vector<Finding>& 
     return;
   }
   Finding f = make_finding(
-    "startup-attention-heads",
+    RuleId::startup_attention_heads,
     heads_ok ? fmt::format("{} KV heads can be neither sharded nor replicated over attention TP size {}", kv, tp)
              : fmt::format("{} attention heads are not divisible by attention TP size {}", m.num_attention_heads, tp));
   f.where = "SGLang startup: attention layers";
@@ -277,7 +279,7 @@ PpStageSizes pp_stage_sizes(int num_layers, int pp_size, sglang::PpSplit split,
         pos, comma == std::string::npos ? std::string::npos : comma - pos);
       const std::optional<long long> v = python_int(item);
       if (!v) {
-        out.value_error = fmt::format("Invalid partition string: {}", *partition);
+        out.raise(MessageId::pp_partition_invalid, {{"partition", *partition}});
         return out;
       }
       values.push_back(*v);
@@ -287,7 +289,7 @@ PpStageSizes pp_stage_sizes(int num_layers, int pp_size, sglang::PpSplit split,
       pos = comma + 1;
     }
     if (static_cast<long long>(values.size()) != pp_size) {
-      out.value_error = fmt::format("len(partitions)={} does not match pp_size={}.", values.size(), pp_size);
+      out.raise(MessageId::pp_partition_count, {{"count", values.size()}, {"pp_size", pp_size}});
       return out;
     }
     WideInt sum = 0;
@@ -295,8 +297,7 @@ PpStageSizes pp_stage_sizes(int num_layers, int pp_size, sglang::PpSplit split,
       sum += v;
     }
     if (sum != num_layers) {
-      out.value_error = fmt::format("sum(partitions)={} does not match num_hidden_layers={}.", int128_text(sum),
-                                    num_layers);
+      out.raise(MessageId::pp_partition_sum, {{"sum", int128_text(sum)}, {"num_hidden_layers", num_layers}});
       return out;
     }
     out.sizes = values; // Python keeps them as given: a negative or huge stage size is SGLang's too
@@ -344,7 +345,7 @@ Layout compute_layout(const LayoutInput& input)
   if (input.tp_size <= 0 || attn_dp <= 0 || input.attn_cp_size <= 0 || input.pp_size <= 0 ||
       input.tp_size % attn_dp != 0 || (input.tp_size / attn_dp) % input.attn_cp_size != 0) {
     Finding f = make_finding(
-      "startup-parallel-sizes",
+      RuleId::startup_parallel_sizes,
       fmt::format("tp size {} is not divisible by attention DP size {} times attention CP size {}", input.tp_size,
                   attn_dp, input.attn_cp_size));
     f.where = "SGLang startup: handle_data_parallelism (arg_groups/parallel_hook.py) and the attention world sizes";
@@ -362,13 +363,13 @@ Layout compute_layout(const LayoutInput& input)
   // the partition, with or without one.
   if (input.pp_size > layers || stages.value_error) {
     const bool too_many_stages = input.pp_size > layers;
-    Finding f = make_finding("startup-pp-layers",
+    Finding f = make_finding(RuleId::startup_pp_layers,
                              too_many_stages
                                ? fmt::format("pp size {} exceeds the model's {} layers", input.pp_size, layers)
                                : fmt::format("SGLANG_PP_LAYER_PARTITION='{}' does not split {} layers into {} stages",
                                              *input.pp_layer_partition, layers, input.pp_size));
     if (!too_many_stages) {
-      f.runtime_error = "ValueError: " + *stages.value_error;
+      f.runtime_error = as_delivered(stages.value_error_id, *stages.value_error);
     }
     f.where = "SGLang startup (every rank): get_pp_indices, python/sglang/srt/distributed/utils.py";
     f.evidence["pp_size"] = input.pp_size;

@@ -2,6 +2,7 @@
 
 #include "core/dtype.hpp"
 #include "core/finding.hpp"
+#include "core/sglang_messages.hpp"
 #include "model/model_spec.hpp"
 #include "sglang/profile.hpp"
 
@@ -102,6 +103,13 @@ struct PpStageSizes
 {
   std::vector<long long> sizes; ///< as Python holds them: a partition may give any integers that sum right
   std::optional<std::string> value_error;
+  MessageId value_error_id = MessageId::pp_partition_invalid; ///< the catalog row of value_error
+
+  void raise(MessageId id, MessageArgs args)
+  {
+    value_error_id = id;
+    value_error = render_message(id, args);
+  }
 };
 PpStageSizes pp_stage_sizes(int num_layers, int pp_size, sglang::PpSplit split,
                             const std::optional<std::string>& partition);

@@ -21,19 +21,11 @@ std::string upper(std::string_view s)
   return out;
 }
 
-SglangError runtime_error(std::string message, std::string function, std::string rule)
-{
-  return SglangError{"RuntimeError", std::move(message), std::move(function), std::move(rule), {}};
-}
-
 // The wording shared by Mooncake's maybe_send_extra and NIXL's (f-string with
 // st.upper(), so the value string upper-cased: c128_state -> C128_STATE).
-SglangError non_mla_tp_error(ExtraStateType t, const char* function, const char* rule)
+SglangError non_mla_tp_error(ExtraStateType t, const char* function)
 {
-  return runtime_error(fmt::format("PD Disaggregation does NOT support PD different TP sizes for non-MLA {} hybrid "
-                                   "models yet.",
-                                   upper(extra_state_type_name(t))),
-                       function, rule);
+  return sglang_error(MessageId::extra_state_unequal_tp, {{"state_type", upper(extra_state_type_name(t))}}, function);
 }
 
 // MiniMax state: PP is checked first, and on the prefill's own pp size. `what`
@@ -42,12 +34,10 @@ std::optional<SglangError> minimax_error(const ExtraStateInput& in, bool unequal
                                          const char* function)
 {
   if (in.prefill_pp_size > 1) {
-    return runtime_error(fmt::format("PD disagg: PP>1 not supported for MiniMax {} yet.", what), function,
-                         "extra-state-minimax");
+    return sglang_error(MessageId::minimax_pp, {{"what", what}}, function);
   }
   if (unequal_tp) {
-    return runtime_error(fmt::format("PD disagg: heterogeneous TP not supported for MiniMax {} yet.", what), function,
-                         "extra-state-minimax");
+    return sglang_error(MessageId::minimax_tp, {{"what", what}}, function);
   }
   return std::nullopt;
 }
@@ -57,7 +47,7 @@ std::optional<SglangError> minimax_error(const ExtraStateInput& in, bool unequal
 std::optional<SglangError> page_indexed_error(const ExtraStateInput& in, bool unequal_tp)
 {
   if (unequal_tp && !in.mla) {
-    return non_mla_tp_error(in.type, "maybe_send_extra", "extra-state-unequal-tp");
+    return non_mla_tp_error(in.type, "maybe_send_extra");
   }
   return std::nullopt;
 }
@@ -83,10 +73,10 @@ std::optional<SglangError> mori_error(const ExtraStateInput& in, bool unequal_tp
   case ExtraStateType::swa:
     // Mori compares the decode's TP size with its own attention TP size.
     if (unequal_tp && !in.mla) {
-      return runtime_error(fmt::format("PD state transfer does not support TP-mismatched non-MLA SWA models "
-                                       "(prefill_tp_size={}, decode_tp_size={})",
-                                       in.prefill_attn_tp_size, in.decode_attn_tp_size),
-                           "_send_swa_dsa_state", "extra-state-unequal-tp");
+      return sglang_error(MessageId::mori_swa_unequal_tp,
+                          {{"prefill_attn_tp_size", in.prefill_attn_tp_size},
+                           {"decode_attn_tp_size", in.decode_attn_tp_size}},
+                          "_send_swa_dsa_state");
     }
     return std::nullopt;
   case ExtraStateType::dsa:
@@ -96,8 +86,7 @@ std::optional<SglangError> mori_error(const ExtraStateInput& in, bool unequal_tp
   case ExtraStateType::minimax_index_k:
     return minimax_error(in, unequal_tp, "sparse index", "_send_swa_dsa_state");
   case ExtraStateType::minimax_dense_kv:
-    return runtime_error(fmt::format("PD state transfer failed: unknown state_type={}", extra_state_type_name(in.type)),
-                         "send_state", "extra-state-unsupported");
+    return sglang_error(MessageId::unknown_state_type, {{"state_type", extra_state_type_name(in.type)}}, "send_state");
   }
   return std::nullopt;
 }
@@ -115,8 +104,8 @@ std::optional<SglangError> nixl_error(const ExtraStateInput& in, bool unequal_tp
   case ExtraStateType::minimax_dense_kv:
     // A bare {st} of a str-mixin Enum: Python 3.12+ renders the member name
     // (3.11 and older render the value, see the rule's explanation).
-    return runtime_error("PD Disaggregation via NIXL does NOT support StateType.MINIMAX_DENSE_KV hybrid models yet.",
-                         "maybe_send_extra", "extra-state-unsupported");
+    return sglang_error(MessageId::nixl_state_type_unsupported, {{"state_type", "StateType.MINIMAX_DENSE_KV"}},
+                        "maybe_send_extra");
   }
   return std::nullopt;
 }

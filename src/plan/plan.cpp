@@ -9,19 +9,18 @@ namespace {
 using sglang::RegistrationFormat;
 using sglang::TransferBackend;
 
-const char* k_mooncake_layout_error =
-  "Mamba state layouts differ between prefill and decode (src item_lens={}, dst item_lens={}) and no per-tensor "
-  "dim metadata is available to reslice. With --enable-unified-memory, prefill and decode must both enable it and "
-  "use equal attention TP sizes.";
-
-SglangError raise(std::string cls, std::string message, std::string function, std::string rule)
+/// Mooncake's transfer_worker handler re-raises what the state send raised:
+/// the text the operator finds in the prefill's log.
+std::string transfer_thread_death(const SglangError& e, const PairInput& in)
 {
-  SglangError e;
-  e.python_class = std::move(cls);
-  e.message = std::move(message);
-  e.function = std::move(function);
-  e.rule = std::move(rule);
-  return e;
+  return render_delivered(MessageId::transfer_thread_failed,
+                          {{"error", e.message}, {"bootstrap_port", in.prefill_bootstrap_port}});
+}
+
+std::string slice_transfer_log(const PairInput& in)
+{
+  return render_message(MessageId::mamba_slice_transfer, {{"prefill_attn_tp_size", in.prefill_attn_tp_size},
+                                                          {"decode_attn_tp_size", in.decode_attn_tp_size}});
 }
 
 std::int64_t at(const std::vector<std::uint64_t>& v, int i)
@@ -64,7 +63,7 @@ void mooncake_whole(const PairInput& in, PairPlan& plan)
 {
   plan.function = "_send_mamba_state";
   if (in.src_index_count != 1) {
-    plan.error = raise("AssertionError", "Mamba should have single state index", plan.function, "state-index-count");
+    plan.error = sglang_error(MessageId::single_state_index, {}, plan.function);
     return;
   }
   const bool decode_driven = in.prefill_profile.mooncake_format != RegistrationFormat::components;
@@ -77,11 +76,8 @@ void mooncake_whole(const PairInput& in, PairPlan& plan)
   if (in.prefill_profile.mooncake_slot_size_check && !in.dst.item_lens.empty()) {
     for (auto [i, j] : pair_list) {
       if (j < static_cast<int>(in.dst.item_lens.size()) && at(in.src.item_lens, i) != at(in.dst.item_lens, j)) {
-        plan.error = raise("RuntimeError",
-                           fmt::format("Prefill/Decode Mamba slot size mismatch (src={}, dst={}). Configure matching "
-                                       "persistent state layouts on both peers.",
-                                       at(in.src.item_lens, i), at(in.dst.item_lens, j)),
-                           plan.function, "mooncake-slot-size");
+        plan.error = sglang_error(MessageId::mooncake_slot_size,
+                                  {{"src", at(in.src.item_lens, i)}, {"dst", at(in.dst.item_lens, j)}}, plan.function);
         return;
       }
     }
@@ -117,7 +113,7 @@ void slice_copies(const PairInput& in, const EntryPairs& pairs, bool subgroups_a
       blocks = std::get<std::vector<ByteBlock>>(r);
     } else {
       if (src_dim == 0 || dst_dim == 0) {
-        plan.error = raise("ZeroDivisionError", "integer division or modulo by zero", plan.function, "state-slice");
+        plan.error = sglang_error(MessageId::zero_division, {}, plan.function);
         return;
       }
       blocks = single_block_byte_blocks(src_len, dst_len, src_dim, dst_dim, in.prefill_attn_tp_size,
@@ -135,7 +131,7 @@ void mooncake_slice(const PairInput& in, PairPlan& plan)
 {
   plan.function = "_send_mamba_state_slice";
   if (in.src_index_count != 1) {
-    plan.error = raise("AssertionError", "Mamba should have single state index", plan.function, "state-index-count");
+    plan.error = sglang_error(MessageId::single_state_index, {}, plan.function);
     return;
   }
   auto pairs = pair_entries(in, plan.function);
@@ -152,9 +148,7 @@ void mooncake_slice(const PairInput& in, PairPlan& plan)
     return;
   }
   plan.path = PlanPath::slice;
-  plan.logged = fmt::format("Using Mamba state slice transfer for different TP sizes between prefill and decode. "
-                            "Prefill attn_tp_size={}, Decode attn_tp_size={}. Performance may be affected.",
-                            in.prefill_attn_tp_size, in.decode_attn_tp_size);
+  plan.logged = slice_transfer_log(in);
   slice_copies(in, pair_list, in.prefill_profile.conv_subgroup_slicing, plan);
 }
 
@@ -166,17 +160,13 @@ void mooncake_plan(const PairInput& in, PairPlan& plan)
     // transfer_worker, after the last KV chunk and before maybe_send_extra; its
     // handler turns it into the transfer thread's death.
     plan.function = "transfer_worker";
-    plan.error = raise("RuntimeError",
-                       "PD Disaggregation does NOT support PD different TP sizes for non-MLA hybrid models yet.",
-                       plan.function, "mooncake-unequal-tp-hybrid");
-    plan.error->surfaced_as = fmt::format("RuntimeError: Transfer thread failed because of {}. Prefill instance with "
-                                          "bootstrap_port={} is dead.",
-                                          plan.error->message, in.prefill_bootstrap_port);
+    plan.error = sglang_error(MessageId::mooncake_unequal_tp_hybrid, {}, plan.function);
+    plan.error->surfaced_as = transfer_thread_death(*plan.error, in);
     return;
   }
   if (p.unified_unequal_tp && !in.src.unified && in.dst.unified_layout_sent) {
     plan.function = "_validate_unified_peer_layout";
-    plan.error = raise("RuntimeError", "Both PD peers must enable unified memory", plan.function, "unified-one-side");
+    plan.error = sglang_error(MessageId::unified_peers_must_enable, {}, plan.function);
     return;
   }
   // _validate_envelope_kv_layout is reached from send_kvcache only, which an
@@ -186,29 +176,24 @@ void mooncake_plan(const PairInput& in, PairPlan& plan)
     plan.function = p.unified_unequal_tp ? "_validate_unified_peer_layout" : "_validate_envelope_kv_layout";
     plan.error =
       p.unified_unequal_tp
-        ? raise("RuntimeError",
-                "Unified unequal-TP PD requires hybrid MLA, PP1/DCP1, and transfer layouts from both peers; upgrade "
-                "both servers",
-                plan.function, "unified-unequal-tp")
-        : raise("RuntimeError",
-                fmt::format("--enable-unified-memory does not support different prefill / decode attention TP sizes "
-                            "(prefill={}, decode={}): the whole-envelope state cannot be TP-resliced.",
-                            in.prefill_attn_tp_size, in.decode_attn_tp_size),
-                plan.function, "unified-unequal-tp");
+        ? sglang_error(MessageId::unified_unequal_tp_requirements, {}, plan.function)
+        : sglang_error(MessageId::unified_unequal_tp,
+                       {{"prefill_attn_tp_size", in.prefill_attn_tp_size},
+                        {"decode_attn_tp_size", in.decode_attn_tp_size}},
+                       plan.function);
     return;
   }
   if (p.mooncake_layout_check && (in.src.dims.empty() || in.dst.dims.empty()) && in.src.item_lens != in.dst.item_lens) {
     plan.function = "maybe_send_extra";
-    plan.error = raise("RuntimeError",
-                       fmt::format(fmt::runtime(k_mooncake_layout_error), python_list(in.src.item_lens),
-                                   python_list(in.dst.item_lens)),
-                       plan.function, "mooncake-layout-no-dims");
+    plan.error = sglang_error(MessageId::mooncake_layout_no_dims,
+                              {{"src_item_lens", in.src.item_lens}, {"dst_item_lens", in.dst.item_lens}},
+                              plan.function);
     return;
   }
   if (in.dst_index_count == 0) {
     // No explicit check: indexing the empty index list fails inside the send.
     plan.function = unequal_tp ? "_send_mamba_state_slice" : "_send_mamba_state";
-    plan.error = raise("IndexError", "list index out of range", plan.function, "state-index-empty");
+    plan.error = sglang_error(MessageId::list_index, {}, plan.function);
     return;
   }
   if (unequal_tp && p.mooncake_format != RegistrationFormat::no_state_lens) {
@@ -226,19 +211,16 @@ bool mori_flat_checks(const PairInput& in, PairPlan& plan)
   const int n_src = static_cast<int>(in.src.item_lens.size());
   const int n_dst = in.dst.num_entries;
   if (n_dst == 0) {
-    plan.error = raise("RuntimeError",
-                       fmt::format("PD state transfer failed: remote peer has no state descriptors (state_type=mamba, "
-                                   "prefill_tp_size={}, decode_tp_size={})",
-                                   in.prefill_attn_tp_size, in.decode_attn_tp_size),
-                       plan.function, "mori-descriptor-count");
+    plan.error = sglang_error(MessageId::mori_no_state_descriptors,
+                              {{"state_type", "mamba"},
+                               {"prefill_tp_size", in.prefill_attn_tp_size},
+                               {"decode_tp_size", in.decode_attn_tp_size}},
+                              plan.function);
     return false;
   }
   if (n_src != n_dst) {
-    plan.error = raise("RuntimeError",
-                       fmt::format("PD state transfer failed: state descriptor count mismatch (local={}, remote={}), "
-                                   "likely PP configuration mismatch (state_type=mamba)",
-                                   n_src, n_dst),
-                       plan.function, "mori-descriptor-count");
+    plan.error = sglang_error(MessageId::mori_descriptor_count,
+                              {{"local", n_src}, {"remote", n_dst}, {"state_type", "mamba"}}, plan.function);
     return false;
   }
   return true;
@@ -252,10 +234,8 @@ void mori_plan(const PairInput& in, PairPlan& plan)
   plan.function = "send_state";
   const bool flat = in.prefill_profile.mooncake_format == RegistrationFormat::flat;
   if (!flat && in.src.num_components != in.dst.num_components) {
-    plan.error = raise("RuntimeError",
-                       fmt::format("PD state transfer failed: state component count mismatch (local={}, remote={})",
-                                   in.src.num_components, in.dst.num_components),
-                       plan.function, "mori-component-count");
+    plan.error = sglang_error(MessageId::mori_component_count,
+                              {{"local", in.src.num_components}, {"remote", in.dst.num_components}}, plan.function);
     return;
   }
   if (in.src_index_count == 0 || in.dst_index_count == 0) {
@@ -266,10 +246,8 @@ void mori_plan(const PairInput& in, PairPlan& plan)
   }
   plan.function = "_send_mamba_state";
   if (in.src_index_count != 1 || in.dst_index_count != 1) {
-    plan.error = raise("RuntimeError",
-                       fmt::format("PD state transfer failed: mamba requires single state index, got src={}, dst={}",
-                                   in.src_index_count, in.dst_index_count),
-                       plan.function, "mori-single-state-index");
+    plan.error = sglang_error(MessageId::mori_single_state_index,
+                              {{"src", in.src_index_count}, {"dst", in.dst_index_count}}, plan.function);
     return;
   }
   auto pairs = positional_entry_pairs(static_cast<int>(in.src.item_lens.size()), in.dst.num_entries, plan.function);
@@ -280,9 +258,7 @@ void mori_plan(const PairInput& in, PairPlan& plan)
   const bool unequal_tp = in.prefill_attn_tp_size != in.decode_attn_tp_size;
   if (unequal_tp && !in.src.dims.empty() && !in.dst.dims.empty()) {
     plan.path = PlanPath::slice;
-    plan.logged = fmt::format("Using Mamba state slice transfer for different TP sizes between prefill and decode. "
-                              "Prefill attn_tp_size={}, Decode attn_tp_size={}. Performance may be affected.",
-                              in.prefill_attn_tp_size, in.decode_attn_tp_size);
+    plan.logged = slice_transfer_log(in);
     slice_copies(in, std::get<EntryPairs>(pairs), false, plan);
     return;
   }
@@ -298,13 +274,11 @@ void nixl_plan(const PairInput& in, PairPlan& plan)
   plan.function = "_send_mamba_state";
   if (unequal_tp && !in.prefill_profile.nixl_dims) {
     plan.function = "maybe_send_extra";
-    plan.error = raise("RuntimeError",
-                       "PD Disaggregation does NOT support PD different TP sizes for hybrid mamba models yet.",
-                       plan.function, "nixl-unequal-tp");
+    plan.error = sglang_error(MessageId::nixl_unequal_tp, {}, plan.function);
     return;
   }
   if (in.src_index_count != 1) {
-    plan.error = raise("AssertionError", "Mamba should have single state index", plan.function, "state-index-count");
+    plan.error = sglang_error(MessageId::single_state_index, {}, plan.function);
     return;
   }
   // NIXL pairs by layer id once registrations carry them (positional fallback
@@ -324,8 +298,7 @@ void nixl_plan(const PairInput& in, PairPlan& plan)
     return;
   }
   if (in.dst_index_count != in.src_index_count) {
-    plan.error = raise("AssertionError", "State indices count mismatch between Prefill and Decode", plan.function,
-                       "state-index-count");
+    plan.error = sglang_error(MessageId::state_index_count_mismatch, {}, plan.function);
     return;
   }
   plan.path = unequal_tp ? PlanPath::whole_fallback : PlanPath::whole_item;
@@ -397,9 +370,7 @@ PairPlan build_pair_plan(const PairInput& in)
     mooncake_plan(in, plan);
     if (plan.error && plan.error->surfaced_as.empty()) {
       // transfer_worker's handler re-raises whatever the state send raised.
-      plan.error->surfaced_as = fmt::format("RuntimeError: Transfer thread failed because of {}. Prefill instance "
-                                            "with bootstrap_port={} is dead.",
-                                            plan.error->message, in.prefill_bootstrap_port);
+      plan.error->surfaced_as = transfer_thread_death(*plan.error, in);
     }
     break;
   }

@@ -4,17 +4,28 @@
 
 #include <map>
 #include <numeric>
+#include <stdexcept>
 
 namespace pdcheck::plan {
 
 namespace {
 
-SglangError error(std::string cls, std::string message, std::string function, std::string rule)
+} // namespace
+
+SglangError sglang_error(MessageId id, MessageArgs args, std::string function, RuleId rule)
 {
-  return SglangError{std::move(cls), std::move(message), std::move(function), std::move(rule), {}};
+  const SglangMessage& m = sglang_message(id);
+  return SglangError{id, std::string(m.python_class), render_message(id, args), std::move(function), rule, {}};
 }
 
-} // namespace
+SglangError sglang_error(MessageId id, MessageArgs args, std::string function)
+{
+  const SglangMessage& m = sglang_message(id);
+  if (!m.rule) {
+    throw std::logic_error("message " + std::string(m.text) + " has no rule to report it under");
+  }
+  return sglang_error(id, args, std::move(function), *m.rule);
+}
 
 std::string python_list(const std::vector<std::uint64_t>& v)
 {
@@ -34,18 +45,19 @@ Outcome<EntryPairs> build_transfer_entry_pairs(const std::vector<std::uint64_t>&
   bool use_ids = src_has && dst_has;
   if (src_has != dst_has) {
     if (!allow_positional_fallback) {
-      return error("RuntimeError", "Layer metadata must be provided by both PD peers or neither", fn, "layer-pairing");
+      return sglang_error(MessageId::layer_ids_one_side, {}, fn);
     }
     use_ids = false; // with the positional fallback both sides' ids are dropped
   }
   EntryPairs pairs;
   if (use_ids) {
     if (static_cast<int>(src_ids.size()) != n_src || static_cast<int>(dst_ids.size()) != n_dst) {
-      return error("RuntimeError",
-                   fmt::format("Layer metadata length must match transfer entries: src metadata={} entries={}, dst "
-                               "metadata={} entries={}",
-                               src_ids.size(), n_src, dst_ids.size(), n_dst),
-                   fn, "layer-pairing");
+      return sglang_error(MessageId::layer_metadata_length,
+                          {{"src_metadata", src_ids.size()},
+                           {"src_entries", n_src},
+                           {"dst_metadata", dst_ids.size()},
+                           {"dst_entries", n_dst}},
+                          fn);
     }
     // Each layer id appears once per tensor group; consume decode entries in order.
     std::map<std::uint64_t, std::vector<int>> dst_by_id;
@@ -55,10 +67,7 @@ Outcome<EntryPairs> build_transfer_entry_pairs(const std::vector<std::uint64_t>&
     for (int i = 0; i < n_src; ++i) {
       auto it = dst_by_id.find(src_ids[static_cast<std::size_t>(i)]);
       if (it == dst_by_id.end() || it->second.empty()) {
-        return error("RuntimeError",
-                     fmt::format("Decode peer is missing a transfer entry for model layer {}",
-                                 src_ids[static_cast<std::size_t>(i)]),
-                     fn, "layer-pairing");
+        return sglang_error(MessageId::missing_layer, {{"layer_id", src_ids[static_cast<std::size_t>(i)]}}, fn);
       }
       pairs.emplace_back(i, it->second.back());
       it->second.pop_back();
@@ -66,10 +75,7 @@ Outcome<EntryPairs> build_transfer_entry_pairs(const std::vector<std::uint64_t>&
     return pairs;
   }
   if (n_dst < n_src || (n_src != n_dst && !allow_positional_fallback)) {
-    return error("RuntimeError",
-                 fmt::format("PP-heterogeneous transfer requires layer ids on both peers; got src={} dst={} entries",
-                             n_src, n_dst),
-                 fn, "layer-pairing");
+    return sglang_error(MessageId::pp_heterogeneous, {{"src_entries", n_src}, {"dst_entries", n_dst}}, fn);
   }
   for (int i = 0; i < n_src; ++i) {
     pairs.emplace_back(i, i);
@@ -80,7 +86,7 @@ Outcome<EntryPairs> build_transfer_entry_pairs(const std::vector<std::uint64_t>&
 Outcome<EntryPairs> positional_entry_pairs(int n_src, int n_dst, const std::string& function)
 {
   if (n_dst < n_src) {
-    return error("IndexError", "list index out of range", function, "layer-pairing");
+    return sglang_error(MessageId::list_index, {}, function, RuleId::layer_pairing);
   }
   EntryPairs pairs;
   for (int i = 0; i < n_src; ++i) {
@@ -92,7 +98,7 @@ Outcome<EntryPairs> positional_entry_pairs(int n_src, int n_dst, const std::stri
 Outcome<EntryPairs> decode_driven_entry_pairs(int n_src, int n_dst, const std::string& function)
 {
   if (n_dst > n_src) {
-    return error("IndexError", "list index out of range", function, "layer-pairing");
+    return sglang_error(MessageId::list_index, {}, function, RuleId::layer_pairing);
   }
   EntryPairs pairs;
   for (int i = 0; i < n_dst; ++i) {
@@ -144,19 +150,14 @@ Outcome<bool> should_send_replicated_state(int src_tp, int dst_tp, int local_ran
 {
   const char* fn = "should_send_replicated_state";
   if (src_tp <= 0 || dst_tp <= 0) {
-    return error("ValueError", "Attention TP sizes must be positive for replicated-state transfer", fn, "state-slice");
+    return sglang_error(MessageId::replicated_tp_positive, {}, fn);
   }
   if (src_tp % dst_tp != 0 && dst_tp % src_tp != 0) {
-    return error("ValueError",
-                 fmt::format("One attention TP size must divide the other for replicated-state transfer: src={}, dst={}",
-                             src_tp, dst_tp),
-                 fn, "state-slice");
+    return sglang_error(MessageId::replicated_tp_divide, {{"src_attn_tp_size", src_tp}, {"dst_attn_tp_size", dst_tp}},
+                        fn);
   }
   if (local_rank < 0 || local_rank >= src_tp) {
-    return error("ValueError",
-                 fmt::format("Source attention TP rank is out of range for replicated-state transfer: rank={}, size={}",
-                             local_rank, src_tp),
-                 fn, "state-slice");
+    return sglang_error(MessageId::replicated_rank_range, {{"rank", local_rank}, {"size", src_tp}}, fn);
   }
   return src_tp <= dst_tp || local_rank % (src_tp / dst_tp) == 0;
 }
@@ -170,14 +171,12 @@ Outcome<std::vector<ByteBlock>> mamba_slice_byte_blocks(std::int64_t src_item_le
 {
   const char* fn = "compute_mamba_state_slice_byte_blocks";
   if ((src_dim == 0) != (dst_dim == 0)) {
-    return error("ValueError", "Mamba state replication metadata differs between prefill and decode", fn, "state-slice");
+    return sglang_error(MessageId::replication_metadata, {}, fn);
   }
   if (src_dim == 0) {
     if (src_item_len != dst_item_len) {
-      return error("ValueError",
-                   fmt::format("Replicated Mamba state item lengths differ between prefill and decode: {} != {}",
-                               src_item_len, dst_item_len),
-                   fn, "state-slice");
+      return sglang_error(MessageId::replicated_item_lens,
+                          {{"src_item_len", src_item_len}, {"dst_item_len", dst_item_len}}, fn);
     }
     auto send = should_send_replicated_state(src_tp, dst_tp, local_rank);
     if (auto* e = std::get_if<SglangError>(&send)) {

@@ -6,6 +6,8 @@
 // behaviour of older generations. Pure functions; SGLang's exceptions come back
 // as `SglangError` values carrying the exact message SGLang raises.
 
+#include "core/sglang_messages.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -15,20 +17,27 @@
 
 namespace pdcheck::plan {
 
-/// An exception SGLang would raise: the Python class and the exact message.
+/// An exception SGLang would raise: a row of the message catalog with its values.
 struct SglangError
 {
+  MessageId id;
   std::string python_class; ///< "RuntimeError", "ValueError", "AssertionError", "IndexError"
-  std::string message;
-  std::string function; ///< SGLang function that raises it
-  std::string rule;     ///< pdcheck rule id
+  std::string message;      ///< str(e)
+  std::string function;     ///< SGLang function that raises it, on the path pdcheck followed
+  RuleId rule;              ///< the pdcheck rule it is reported under
   /// What the operator's log shows when a handler re-raises it (e.g. Mooncake's
   /// transfer thread: "RuntimeError: Transfer thread failed because of ...");
   /// empty when the error surfaces as itself.
   std::string surfaced_as;
 
-  std::string rendered() const { return python_class + ": " + message; }
+  std::string rendered() const { return as_delivered(id, message); }
 };
+
+/// The catalog row `id` rendered with `args`, raised in `function`, under the
+/// row's rule, or under `rule` where one generic Python text ("list index out
+/// of range") belongs to the rule of the place that raises it.
+SglangError sglang_error(MessageId id, MessageArgs args, std::string function);
+SglangError sglang_error(MessageId id, MessageArgs args, std::string function, RuleId rule);
 
 template <typename T>
 using Outcome = std::variant<T, SglangError>;

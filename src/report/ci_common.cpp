@@ -106,51 +106,36 @@ std::vector<RuleOutcome> rule_outcomes(const check::CheckInput& in, const check:
   for (const Finding& f : r.findings) {
     has_finding[f.rule] = true;
   }
-  // Why a rule cannot apply to this pair; nullopt when it applies.
-  auto why_not = [&](std::string_view id) -> std::optional<std::string> {
-    auto needs_transfer = [&]() -> std::optional<std::string> {
-      return transfer ? std::nullopt : std::optional<std::string>(no_transfer);
-    };
-    auto needs_backend = [&](TransferBackend b) -> std::optional<std::string> {
-      if (backend != b) {
-        return fmt::format("the pair uses the {} backend", backend_name);
-      }
-      return needs_transfer();
-    };
-    if (starts_with(id, "mooncake-")) {
-      return needs_backend(TransferBackend::mooncake);
+  auto needs_transfer = [&]() -> std::optional<std::string> {
+    return transfer ? std::nullopt : std::optional<std::string>(no_transfer);
+  };
+  auto needs_backend = [&](TransferBackend b) -> std::optional<std::string> {
+    if (backend != b) {
+      return fmt::format("the pair uses the {} backend", backend_name);
     }
-    if (id == "mori-registration-pack") {
+    return needs_transfer();
+  };
+  const std::string no_unified = "neither side enables --enable-unified-memory";
+  // Why a rule cannot apply to this pair (its scope in core/rules.def); nullopt when it applies.
+  auto why_not = [&](RuleScope scope) -> std::optional<std::string> {
+    switch (scope) {
+    case RuleScope::always: return std::nullopt;
+    case RuleScope::mooncake_transfer: return needs_backend(TransferBackend::mooncake);
+    case RuleScope::mori_transfer: return needs_backend(TransferBackend::mori);
+    case RuleScope::nixl_transfer: return needs_backend(TransferBackend::nixl);
+    case RuleScope::decode_mori:
       return in.decode.args.transfer_backend == TransferBackend::mori
                ? std::nullopt
                : std::optional<std::string>(fmt::format("the decode uses the {} backend",
                                                         sglang::transfer_backend_name(in.decode.args.transfer_backend)));
-    }
-    if (starts_with(id, "mori-")) {
-      return needs_backend(TransferBackend::mori);
-    }
-    if (starts_with(id, "nixl-")) {
-      return needs_backend(TransferBackend::nixl);
-    }
-    if (id == "startup-unified-memory") {
-      return unified ? std::nullopt : std::optional<std::string>("neither side enables --enable-unified-memory");
-    }
-    if (id == "unified-unequal-tp") {
-      if (!unified) {
-        return std::string("neither side enables --enable-unified-memory");
-      }
-      return needs_transfer();
-    }
-    if (starts_with(id, "bootstrap-") || id == "rank-mapping" || id == "registration-generation") {
+    case RuleScope::unified_memory: return unified ? std::nullopt : std::optional<std::string>(no_unified);
+    case RuleScope::unified_transfer: return unified ? needs_transfer() : std::optional<std::string>(no_unified);
+    case RuleScope::bootstrapped:
       return servable ? std::nullopt : std::optional<std::string>("a side cannot start, so it never bootstraps");
-    }
-    if (starts_with(id, "silent-")) {
+    case RuleScope::simulated:
       return r.simulated_decode_ranks > 0 ? std::nullopt
                                           : std::optional<std::string>("no decode rank's transfer could be simulated");
-    }
-    if (id == "unified-one-side" || id == "layer-pairing" || id == "state-slice" || starts_with(id, "state-index-") ||
-        id == "scheduler-state-indices") {
-      return needs_transfer();
+    case RuleScope::transfer: return needs_transfer();
     }
     return std::nullopt;
   };
@@ -161,7 +146,7 @@ std::vector<RuleOutcome> rule_outcomes(const check::CheckInput& in, const check:
     o.rule = &rule;
     if (has_finding.count(std::string(rule.id))) {
       o.status = RuleStatus::failed;
-    } else if (auto reason = why_not(rule.id)) {
+    } else if (auto reason = why_not(rule.scope)) {
       o.status = RuleStatus::not_applicable;
       o.reason = *reason;
     }
@@ -170,28 +155,11 @@ std::vector<RuleOutcome> rule_outcomes(const check::CheckInput& in, const check:
   return out;
 }
 
-std::string_view rule_key(std::string_view id)
-{
-  if (id == "model-mismatch" || id == "startup-pp-layers") {
-    return "model";
-  }
-  if (id == "side-role") {
-    return "role";
-  }
-  if (id == "startup-backend-state" || id == "mori-registration-pack" || id == "registration-generation" ||
-      id == "layer-pairing" || id == "mori-component-count") {
-    return "sglang";
-  }
-  if (id == "mooncake-slot-size") {
-    return "env"; // SSM / conv dtypes often come from SGLANG_MAMBA_*_DTYPE; args when there is no env key
-  }
-  return "args";
-}
-
 std::vector<FileLocation> finding_locations(const Finding& f, const check::CheckInput& in, const PathBase& base)
 {
   std::vector<FileLocation> out;
-  const std::string_view key = rule_key(f.rule);
+  const Rule* rule = find_rule(f.rule);
+  const std::string_view key = side_key_name(rule != nullptr ? rule->key : SideKey::args);
   const sglang::Side* first = f.side == "decode" ? &in.decode : &in.prefill;
   const sglang::Side* second = first == &in.prefill ? &in.decode : &in.prefill;
   if (auto loc = side_location(*first, key, base)) {

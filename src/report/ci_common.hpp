@@ -57,11 +57,7 @@ struct PathBase
   std::string root; ///< the repository root SARIF paths are relative to
 };
 
-/// The side-file key a rule is about (args for TP, dtype and backend rules,
-/// sglang for version rules, model for model rules).
-std::string_view rule_key(std::string_view rule_id);
-
-/// Where a finding points: its side's file at the rule's key (falling back to
+/// Where a finding points: its side's file at the rule's key (core/rules.def) (falling back to
 /// another key that exists), then, for pair findings, the other side too. Empty
 /// when the sides come from launch arguments rather than files.
 std::vector<FileLocation> finding_locations(const Finding& f, const check::CheckInput& in, const PathBase& base);

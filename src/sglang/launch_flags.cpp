@@ -1,5 +1,7 @@
 #include "sglang/launch_flags.hpp"
 
+#include "core/sglang_messages.hpp"
+
 #include <algorithm>
 #include <unordered_map>
 
@@ -130,11 +132,11 @@ OptionMatch match_option(std::string_view word)
 
 std::string ambiguous_message(std::string_view word, const OptionMatch& m)
 {
-  std::string out = "ambiguous option: " + std::string(word) + " could match ";
+  std::string candidates;
   for (std::size_t i = 0; i < m.matches.size(); ++i) {
-    out += (i == 0 ? "" : ", ") + m.matches[i]->option;
+    candidates += (i == 0 ? "" : ", ") + m.matches[i]->option;
   }
-  return out;
+  return render_message(MessageId::argparse_ambiguous, {{"option", word}, {"candidates", candidates}});
 }
 
 std::vector<std::string> option_names()

@@ -596,6 +596,7 @@ ServerArgs parse_launch_args(const std::vector<std::string>& words,
     if (const OptionMatch m = match_option(bare); m.kind == OptionMatch::Kind::ambiguous) {
       result.argparse_stop = ArgOrigin{bare, "", w.origin};
       result.argparse_message = ambiguous_message(w.text, m);
+      result.argparse_message_id = MessageId::argparse_ambiguous;
       break;
     }
   }
@@ -655,13 +656,15 @@ ServerArgs parse_launch_args(const std::vector<std::string>& words,
       }
       if (i == first && !inline_value && needs_a_value(match.flag->nargs) && !result.argparse_stop) {
         result.argparse_stop = unmodelled;
-        result.argparse_message = "argument " + argparse_name(*match.flag) + ": expected " +
-                                  (match.flag->nargs == "+" ? "at least one argument" : "one argument");
+        result.argparse_message_id =
+          match.flag->nargs == "+" ? MessageId::argparse_expected_some : MessageId::argparse_expected_one;
+        result.argparse_message = render_message(result.argparse_message_id, {{"flag", argparse_name(*match.flag)}});
       }
       if (inline_value && match.flag->nargs == "0" && !result.argparse_stop) {
         result.argparse_stop = unmodelled;
-        result.argparse_message =
-          "argument " + argparse_name(*match.flag) + ": ignored explicit argument '" + *inline_value + "'";
+        result.argparse_message_id = MessageId::argparse_ignored_value;
+        result.argparse_message = render_message(result.argparse_message_id,
+                                                 {{"flag", argparse_name(*match.flag)}, {"value", *inline_value}});
       }
       result.unknown.push_back(std::move(unmodelled));
       continue;

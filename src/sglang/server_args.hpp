@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/dtype.hpp"
+#include "core/sglang_messages.hpp"
 
 #include <map>
 #include <optional>
@@ -70,6 +71,7 @@ struct ServerArgs
   /// abbreviation, a flag missing its value): its exact message.
   std::optional<ArgOrigin> argparse_stop;
   std::string argparse_message;
+  MessageId argparse_message_id = MessageId::argparse_unrecognized; ///< the catalog row of argparse_message
 };
 
 /// Splits one shell-like command line (quotes, backslashes) into words.

@@ -2,6 +2,7 @@
 
 // Internal to src/wire: the shared machinery of every message decoder.
 
+#include "core/sglang_messages.hpp"
 #include "wire/absent.hpp"
 #include "wire/decoded.hpp"
 #include "wire/frame_problem.hpp"
@@ -108,9 +109,9 @@ public:
     const std::string what = fmt::format("missing: expected {} frames for {}, got {}",
                                          std::max(m_expected_frames, wire(index) + 1), m_kind, m_frames.size());
     if (m_mode == DecodeMode::strict) {
-      fail(index, field, std::nullopt, what, "SGLang would raise IndexError: list index out of range");
+      fail(index, field, std::nullopt, what, "SGLang would raise " + render_delivered(MessageId::list_index, {}));
     } else {
-      fail(index, field, std::nullopt, "IndexError: list index out of range (" + what.substr(9) + ")",
+      fail(index, field, std::nullopt, render_delivered(MessageId::list_index, {}) + " (" + what.substr(9) + ")",
            m_consequence);
     }
   }

@@ -118,7 +118,7 @@ TEST_CASE("Mori with one state_type (v0.5.11): descriptor checks before the send
     REQUIRE(p.error);
     CHECK(p.error->rendered() == "RuntimeError: PD state transfer failed: state descriptor count mismatch (local=36, "
                                  "remote=72), likely PP configuration mismatch (state_type=mamba)");
-    CHECK(p.error->rule == "mori-descriptor-count");
+    CHECK(p.error->rule == RuleId::mori_descriptor_count);
   }
   SECTION("the decode registered no state")
   {

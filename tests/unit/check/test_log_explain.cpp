@@ -2,6 +2,7 @@
 // values it extracts, the causes it derives from the numbers), and the CLI on
 // every bundled example log in examples/logs/.
 #include "check/log_explain.hpp"
+#include "report/log_render.hpp"
 
 #include "../../support/run_pdcheck.hpp"
 
@@ -231,87 +232,6 @@ TEST_CASE("explain: chunked feeding counts lines across chunks", "[explain]")
   CHECK(out.matches[0].rule == "unified-one-side");
 }
 
-TEST_CASE("explain: every text the checker raises is recognised with its rule", "[explain]")
-{
-  // The runtime_error texts `pdcheck check` produces (checker.cpp, plan.cpp,
-  // sglang_utils.cpp, layout.cpp), one line each.
-  const std::vector<std::pair<std::string, std::string>> texts = {
-    {"AssertionError: 48 is not divisible by 32", "startup-divisibility"},
-    {"AssertionError: --enable-unified-memory with PD disaggregation supports only the mooncake transfer backend; "
-     "got 'nixl'.",
-     "startup-unified-memory"},
-    {"AssertionError: --enable-unified-memory with PD disaggregation does not support pipeline parallelism "
-     "(whole-envelope transfer has no per-layer entries to subset).",
-     "startup-unified-memory"},
-    {"AssertionError: --enable-unified-memory with PD disaggregation requires lazy compaction; unset "
-     "SGLANG_DISABLE_LAZY_COMPACTION.",
-     "startup-unified-memory"},
-    {"AssertionError: ('When prefill cp size is 1, attn cp size should be 1, but got 2',)", "bootstrap-cp-size"},
-    {"AssertionError: ('Decode cp size (2) should be equal to 1',)", "bootstrap-cp-size"},
-    {"struct.error: required argument is not an integer", "mori-registration-pack"},
-    {"AssertionError: Mamba should have single state index", "state-index-count"},
-    {"AssertionError: State indices count mismatch between Prefill and Decode", "state-index-count"},
-    {"RuntimeError: Both PD peers must enable unified memory", "unified-one-side"},
-    {"RuntimeError: Unified unequal-TP PD requires hybrid MLA, PP1/DCP1, and transfer layouts from both peers; "
-     "upgrade both servers",
-     "unified-unequal-tp"},
-    {"RuntimeError: --enable-unified-memory does not support different prefill / decode attention TP sizes "
-     "(prefill=2, decode=4): the whole-envelope state cannot be TP-resliced.",
-     "unified-unequal-tp"},
-    {"RuntimeError: PD state transfer failed: state component count mismatch (local=2, remote=1)",
-     "mori-component-count"},
-    {"RuntimeError: PD Disaggregation does NOT support PD different TP sizes for hybrid mamba models yet.",
-     "nixl-unequal-tp"},
-    {"RuntimeError: Transfer thread failed because of PD Disaggregation does NOT support PD different TP sizes for "
-     "non-MLA hybrid models yet.. Prefill instance with bootstrap_port=8998 is dead.",
-     "mooncake-unequal-tp-hybrid"},
-    {"RuntimeError: Layer metadata must be provided by both PD peers or neither", "layer-pairing"},
-    {"RuntimeError: Layer metadata length must match transfer entries: src metadata=3 entries=72, dst metadata=72 "
-     "entries=72",
-     "layer-pairing"},
-    {"RuntimeError: Decode peer is missing a transfer entry for model layer 41", "layer-pairing"},
-    {"RuntimeError: PP-heterogeneous transfer requires layer ids on both peers; got src=36 dst=72 entries",
-     "layer-pairing"},
-    {"ValueError: Mamba state replication metadata differs between prefill and decode", "state-slice"},
-    {"ValueError: Replicated Mamba state item lengths differ between prefill and decode: 4096 != 2048",
-     "state-slice"},
-    {"ValueError: Attention TP sizes must be positive for replicated-state transfer", "state-slice"},
-    {"ValueError: One attention TP size must divide the other for replicated-state transfer: src=3, dst=2",
-     "state-slice"},
-    {"ValueError: Source attention TP rank is out of range for replicated-state transfer: rank=4, size=4",
-     "state-slice"},
-    {"Transfer thread failed because of integer division or modulo by zero. Prefill instance with "
-     "bootstrap_port=1 is dead.",
-     "state-slice"},
-    {"RuntimeError: PD Disaggregation does NOT support PD different TP sizes for non-MLA SWA hybrid models yet.",
-     "extra-state-unequal-tp"},
-    {"RuntimeError: PD state transfer does not support TP-mismatched non-MLA SWA models (prefill_tp_size=4, "
-     "decode_tp_size=2)",
-     "extra-state-unequal-tp"},
-    {"RuntimeError: PD disagg: PP>1 not supported for MiniMax state yet.", "extra-state-minimax"},
-    {"RuntimeError: PD disagg: heterogeneous TP not supported for MiniMax sparse index yet.", "extra-state-minimax"},
-    {"RuntimeError: PD state transfer failed: unknown state_type=minimax_dense_kv", "extra-state-unsupported"},
-    {"RuntimeError: PD Disaggregation via NIXL does NOT support StateType.MINIMAX_DENSE_KV hybrid models yet.",
-     "extra-state-unsupported"},
-    {"RuntimeError: MoriKVManager does not yet implement DCP-aware KV transfer, but engine is configured with "
-     "dcp_size=2. PD disaggregation under DCP requires the transfer layer to remap logical token loc -> per-rank "
-     "physical offset; running without that remap would silently corrupt the transferred KV cache. Use --dcp-size 1 "
-     "on the disaggregated engine, or pick a backend that has been adapted for DCP.",
-     "startup-dcp-transfer"},
-  };
-  for (const auto& [text, rule] : texts) {
-    INFO(text);
-    const auto e = explain_log_text(text + "\n", "l");
-    REQUIRE(e.matches.size() == 1);
-    CHECK(e.matches[0].rule == rule);
-    CHECK_FALSE(e.matches[0].causes.empty());
-    for (const std::string& c : e.matches[0].causes) {
-      const auto& names = check::log_cause_names();
-      CHECK(std::find(names.begin(), names.end(), c) != names.end());
-    }
-  }
-}
-
 TEST_CASE("explain: values extracted from the extra-state and DCP texts", "[explain]")
 {
   const auto mori = explain_log_text("Transfer submission failed: PD state transfer does not support TP-mismatched "
@@ -335,7 +255,7 @@ TEST_CASE("explain: values extracted from the extra-state and DCP texts", "[expl
 
 TEST_CASE("explain: the JSON document has matches and unrecognised with the documented fields", "[explain]")
 {
-  const auto j = check::log_explanation_to_json(explain_log_text("RuntimeError: Both PD peers must enable unified "
+  const auto j = report::log_explanation_to_json(explain_log_text("RuntimeError: Both PD peers must enable unified "
                                                                  "memory\n",
                                                                  "x.log"));
   REQUIRE(j["matches"].size() == 1);

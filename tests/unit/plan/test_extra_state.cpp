@@ -22,7 +22,7 @@ std::string error_of(TransferBackend backend, ExtraStateType type, int p_tp, int
   in.prefill_pp_size = pp;
   in.mla = mla;
   const auto e = plan::extra_state_error(in);
-  return e ? e->rendered() + " [" + e->rule + "]" : "";
+  return e ? e->rendered() + " [" + std::string(rule_id(e->rule)) + "]" : "";
 }
 
 sglang::Side side(sglang::Role role, const std::string& args, std::vector<ExtraStateType> extra = {})

@@ -174,8 +174,8 @@ TEST_CASE("github: annotations carry file, line, col and title, escaped", "[repo
 
 TEST_CASE("ci_common: rule keys follow what the rule is about", "[report]")
 {
-  CHECK(report::rule_key("bootstrap-page-size") == "args");
-  CHECK(report::rule_key("registration-generation") == "sglang");
-  CHECK(report::rule_key("model-mismatch") == "model");
-  CHECK(report::rule_key("side-role") == "role");
+  CHECK(side_key_name(rule(RuleId::bootstrap_page_size).key) == "args");
+  CHECK(side_key_name(rule(RuleId::registration_generation).key) == "sglang");
+  CHECK(side_key_name(rule(RuleId::model_mismatch).key) == "model");
+  CHECK(side_key_name(rule(RuleId::side_role).key) == "role");
 }
