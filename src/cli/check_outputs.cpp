@@ -1,5 +1,6 @@
 #include "cli/check_outputs.hpp"
 
+#include "io/output_file.hpp"
 #include "report/check_render.hpp"
 #include "report/github.hpp"
 #include "report/junit.hpp"
@@ -9,10 +10,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <ostream>
 
 namespace pdcheck::cli {
@@ -102,15 +100,7 @@ void write_check_outputs(const std::vector<std::string>& requests, const check::
       out << text;
       continue;
     }
-    std::ofstream file(path, std::ios::binary | std::ios::trunc);
-    if (!file) {
-      throw InputError("--output " + path, std::string("cannot write: ") + std::strerror(errno));
-    }
-    file << text;
-    file.close();
-    if (!file) {
-      throw InputError("--output " + path, "write failed");
-    }
+    io::write_output_file(path, text, "--output " + path);
   }
 }
 

@@ -1,6 +1,7 @@
 #include "io/capture_file.hpp"
 
 #include "io/input_file.hpp"
+#include "io/output_file.hpp"
 #include "util/error.hpp"
 #include "util/json_limits.hpp"
 #include "util/spellcheck.hpp"
@@ -11,7 +12,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <fstream>
 #include <new>
 
 namespace pdcheck::io {
@@ -248,15 +248,7 @@ std::string capture_to_json(const Capture& capture)
 
 void save_capture(const std::string& path, const Capture& capture)
 {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) {
-    throw InputError(path, "cannot open the output file for writing");
-  }
-  out << capture_to_json(capture);
-  out.close();
-  if (!out) {
-    throw InputError(path, "cannot write the output file");
-  }
+  write_output_file(path, capture_to_json(capture), path);
 }
 
 wire::Registration registration_from_capture(const Capture& capture, std::optional<wire::Generation> generation)

@@ -58,7 +58,8 @@ Capture load_capture(const std::string& path);
 /// The capture as JSON text (frames_base64 unless `hex`), ending in a newline.
 std::string capture_to_json(const Capture& capture);
 
-/// Writes capture_to_json to `path`. Throws InputError when it cannot be written.
+/// Writes capture_to_json to `path` whole or not at all (io/output_file.hpp).
+/// Throws InputError when it cannot be written.
 void save_capture(const std::string& path, const Capture& capture);
 
 /// The registration a capture holds, strictly decoded (a capture standing in for
