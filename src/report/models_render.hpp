@@ -1,0 +1,30 @@
+#pragma once
+
+// `pdcheck models`: the built-in model catalog as a table or as JSON.
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace pdcheck::report {
+
+/// One catalog entry as listed (cli/cmd_models.cpp reads each entry's config).
+struct ModelRow
+{
+  std::string name;
+  std::string hf_repo;
+  std::string architecture;
+  std::string family;
+  int num_hidden_layers = 0;
+  int state_layers = 0;
+  std::string source;
+};
+
+/// `pdcheck models --format json` (schemas/models.schema.json).
+nlohmann::ordered_json models_to_json(const std::vector<ModelRow>& rows, const std::string& catalog_revision);
+
+/// Text: one aligned row per model, then each model's source.
+std::string models_to_text(const std::vector<ModelRow>& rows, const std::string& catalog_revision);
+
+} // namespace pdcheck::report
