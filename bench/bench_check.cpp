@@ -2,7 +2,7 @@
 // of a 64-layer model, all pairs planned and simulated, in under 1 s). Prints
 // figures; never fails on timing.
 #include "check/checker.hpp"
-#include "sglang/profile.hpp"
+#include "core/profile.hpp"
 
 #include <fmt/format.h>
 
@@ -24,7 +24,7 @@ sglang::Side side(sglang::Role role, int tp)
   sglang::Side s;
   s.role = role;
   s.origin = "bench";
-  s.profile = sglang::default_profile();
+  s.profile = default_profile();
   s.args.tp_size = tp;
   s.args.disaggregation_mode =
     role == sglang::Role::prefill ? sglang::DisaggregationMode::prefill : sglang::DisaggregationMode::decode;

@@ -4,7 +4,7 @@
 //  2. Layout cost against the number of ranks, 1k .. 100k, to show it is linear.
 #include "model/catalog.hpp"
 #include "model/layout.hpp"
-#include "sglang/profile.hpp"
+#include "core/profile.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -27,7 +27,7 @@ model::LayoutInput catalog_input(const char* name, int tp)
   const auto* e = model::find_catalog_entry(name);
   model::LayoutInput in;
   in.model = model::read_model_config(nlohmann::json::parse(e->config_json), std::string(e->name), "catalog");
-  in.profile = sglang::default_profile();
+  in.profile = default_profile();
   in.tp_size = tp;
   return in;
 }
@@ -62,7 +62,7 @@ int main()
   in.model.n_groups = 1;
   in.model.state_size = 100000;
   in.model.conv_kernel = 4;
-  in.profile = sglang::default_profile();
+  in.profile = default_profile();
   fmt::print("layout: cost against rank count (synthetic 8-layer model)\n");
   double first_per_rank = 0;
   for (int ranks : {1000, 10000, 100000}) {

@@ -382,7 +382,7 @@ std::string_view fact_source_name(FactSource s)
 
 PrefillFromServer prefill_side_from_server(const PrefillServerInfo& info,
                                            const sglang::Side& decode,
-                                           const sglang::Profile& profile,
+                                           const Profile& profile,
                                            const std::string& sglang_text,
                                            const std::string& origin)
 {
@@ -485,7 +485,7 @@ PrefillFromServer prefill_side_from_server(const PrefillServerInfo& info,
        sglang_text == decode.sglang && profile.name == decode.profile.name
          ? "the decode side's; give --prefill-sglang when the prefill runs another SGLang"
          : "from --prefill-sglang");
-  fact("transfer_backend", std::string(sglang::transfer_backend_name(p.args.transfer_backend)), FactSource::assumed,
+  fact("transfer_backend", std::string(transfer_backend_name(p.args.transfer_backend)), FactSource::assumed,
        "the decode side's; the bootstrap server does not report it");
   if (auto it = p.args.env.find("SGLANG_PP_LAYER_PARTITION"); it != p.args.env.end() && p.args.pp_size != decode.args.pp_size) {
     // The decode's partition is for its own stage count; the prefill's is unknown.

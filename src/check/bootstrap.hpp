@@ -148,7 +148,7 @@ struct PrefillFromServer
 /// `sglang_text` is what the user wrote for the profile (or the decode's).
 PrefillFromServer prefill_side_from_server(const PrefillServerInfo& info,
                                            const sglang::Side& decode,
-                                           const sglang::Profile& profile,
+                                           const Profile& profile,
                                            const std::string& sglang_text,
                                            const std::string& origin);
 

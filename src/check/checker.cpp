@@ -22,11 +22,10 @@ namespace {
 
 using sglang::Role;
 using sglang::Side;
-using sglang::TransferBackend;
 
 std::string backend_name(TransferBackend b)
 {
-  return std::string(sglang::transfer_backend_name(b));
+  return std::string(transfer_backend_name(b));
 }
 
 bool same_state_model(const model::ModelSpec& a, const model::ModelSpec& b)
@@ -50,7 +49,7 @@ Finding side_finding(const Side& side, RuleId rule, std::string message)
 /// Whether this side's backend transfers Mamba state in its SGLang version.
 bool backend_moves_state(const Side& side)
 {
-  const sglang::Profile& p = side.profile;
+  const Profile& p = side.profile;
   switch (side.args.transfer_backend) {
   case TransferBackend::mooncake: return p.state_transfer;
   case TransferBackend::nixl: return p.nixl_state;

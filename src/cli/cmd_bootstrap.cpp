@@ -46,16 +46,16 @@ std::string value_text(const nlohmann::ordered_json& v)
 
 /// The prefill SGLang: --prefill-sglang, else the decode side's (the usual
 /// deployment runs one SGLang build on both sides).
-std::pair<sglang::Profile, std::string> prefill_profile(const BootstrapCommandOptions& o, const sglang::Side& decode)
+std::pair<Profile, std::string> prefill_profile(const BootstrapCommandOptions& o, const sglang::Side& decode)
 {
   if (o.prefill_sglang.empty()) {
     return {decode.profile, decode.sglang};
   }
-  if (const sglang::Profile* p = sglang::find_profile(o.prefill_sglang)) {
+  if (const Profile* p = find_profile(o.prefill_sglang)) {
     return {*p, o.prefill_sglang};
   }
   throw InputError("--prefill-sglang", fmt::format("unknown profile or version '{}'; known: {}", o.prefill_sglang,
-                                                   fmt::join(sglang::profile_names(), ", ")));
+                                                   fmt::join(profile_names(), ", ")));
 }
 
 std::string server_text(const io::BootstrapFetch& fetch, const check::PrefillFromServer& from)

@@ -36,14 +36,14 @@ wire::Backend backend_for(const EncodeOptions& o, const sglang::Side& side)
     throw InputError("--backend", fmt::format("expected mooncake, mori or nixl, got \"{}\"", o.backend));
   }
   switch (side.args.transfer_backend) {
-  case sglang::TransferBackend::mooncake: return wire::Backend::mooncake;
-  case sglang::TransferBackend::mori: return wire::Backend::mori;
-  case sglang::TransferBackend::nixl: return wire::Backend::nixl;
+  case TransferBackend::mooncake: return wire::Backend::mooncake;
+  case TransferBackend::mori: return wire::Backend::mori;
+  case TransferBackend::nixl: return wire::Backend::nixl;
   default: break;
   }
   throw InputError(side.origin, fmt::format("the side uses --disaggregation-transfer-backend {}, whose frames pdcheck "
                                             "does not model; give --backend mooncake, mori or nixl",
-                                            sglang::transfer_backend_name(side.args.transfer_backend)));
+                                            transfer_backend_name(side.args.transfer_backend)));
 }
 
 wire::Generation generation_for(const EncodeOptions& o, wire::Backend backend, const sglang::Side& side)

@@ -1,6 +1,6 @@
 #include "cli/command.hpp"
 #include "cli/options.hpp"
-#include "sglang/profile.hpp"
+#include "core/profile.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -11,7 +11,7 @@ namespace pdcheck::cli {
 
 namespace {
 
-nlohmann::ordered_json profile_json(const sglang::Profile& p)
+nlohmann::ordered_json profile_json(const Profile& p)
 {
   nlohmann::ordered_json j;
   j["name"] = p.name;
@@ -20,10 +20,10 @@ nlohmann::ordered_json profile_json(const sglang::Profile& p)
   j["confidence"] = p.confidence;
   j["evidence"] = p.evidence;
   j["state_transfer"] = p.state_transfer;
-  j["registration_format"] = p.mooncake_format == sglang::RegistrationFormat::no_state_lens ? "no_state_lens"
-                             : p.mooncake_format == sglang::RegistrationFormat::flat       ? "flat"
+  j["registration_format"] = p.mooncake_format == RegistrationFormat::no_state_lens ? "no_state_lens"
+                             : p.mooncake_format == RegistrationFormat::flat       ? "flat"
                                                                                            : "components";
-  j["dim_rule"] = p.dim_rule == sglang::DimRule::first_axis ? "first_axis" : "slice_axis";
+  j["dim_rule"] = p.dim_rule == DimRule::first_axis ? "first_axis" : "slice_axis";
   j["drop_zero_size_entries"] = p.drop_zero_size_entries;
   j["kda_single_conv"] = p.kda_single_conv;
   j["dims_include_spec_intermediates"] = p.dims_include_spec_intermediates;
@@ -37,7 +37,7 @@ nlohmann::ordered_json profile_json(const sglang::Profile& p)
   j["mori_state"] = p.mori_state;
   j["mori_broken_pack"] = p.mori_broken_pack;
   j["mooncake_slot_size_check"] = p.mooncake_slot_size_check;
-  j["pp_split"] = p.pp_split == sglang::PpSplit::last_takes_remainder ? "last_takes_remainder" : "last_stages_one_extra";
+  j["pp_split"] = p.pp_split == PpSplit::last_takes_remainder ? "last_takes_remainder" : "last_stages_one_extra";
   j["mamba_dtype_env"] = p.mamba_dtype_env;
   j["unified_memory"] = p.unified_memory;
   return j;
@@ -53,7 +53,7 @@ void install_profiles(CLI::App& app, CommandContext& ctx)
   cmd->callback([format, &ctx] {
     if (*format == "json") {
       auto list = nlohmann::ordered_json::array();
-      for (const auto& p : sglang::profiles()) {
+      for (const auto& p : profiles()) {
         list.push_back(profile_json(p));
       }
       *ctx.out << nlohmann::ordered_json{{"profiles", list}}.dump(2) << "\n";
@@ -61,7 +61,7 @@ void install_profiles(CLI::App& app, CommandContext& ctx)
     }
     *ctx.out << fmt::format("{:<14} {:<11} {:<11} {:<10} {}\n", "profile", "behaves as", "released", "confidence",
                             "evidence");
-    for (const auto& p : sglang::profiles()) {
+    for (const auto& p : profiles()) {
       *ctx.out << fmt::format("{:<14} {:<11} {:<11} {:<10} {}\n", p.name, p.base,
                               p.released.empty() ? "-" : p.released, p.confidence, p.evidence);
     }

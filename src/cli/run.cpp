@@ -3,7 +3,7 @@
 #include "cli/cmd_completion.hpp"
 #include "cli/command.hpp"
 #include "model/catalog.hpp"
-#include "sglang/profile.hpp"
+#include "core/profile.hpp"
 #include "util/error.hpp"
 
 #include <fmt/format.h>
@@ -45,7 +45,7 @@ int run(int argc, char** argv)
   app.require_subcommand(1);
   // What a bug report needs: which SGLang behaviours and models this build knows.
   app.set_version_flag("--version", fmt::format("pdcheck {}\nprofiles: {}\ncatalog revision: {}", PDCHECK_VERSION,
-                                                fmt::join(sglang::profile_names(), ", "), model::catalog_revision()));
+                                                fmt::join(profile_names(), ", "), model::catalog_revision()));
   for (Installer install : k_installers) {
     install(app, ctx);
   }

@@ -101,15 +101,15 @@ struct SideInputs
   std::string origin; ///< side file path or a description such as "--prefill-args"
 };
 
-sglang::ProfileMatch resolve_profile(const SideInputs& in)
+ProfileMatch side_profile(const SideInputs& in)
 {
   if (in.sglang.empty()) {
-    return sglang::ProfileMatch{&sglang::default_profile(), {}, {}};
+    return ProfileMatch{&default_profile(), {}, {}};
   }
-  if (sglang::ProfileMatch m = sglang::resolve_profile(in.sglang); m.profile != nullptr) {
+  if (ProfileMatch m = pdcheck::resolve_profile(in.sglang); m.profile != nullptr) {
     return m;
   }
-  const std::vector<std::string> names = sglang::profile_names();
+  const std::vector<std::string> names = profile_names();
   // Neighbouring release numbers are not typos of each other: suggest only for names.
   const std::string& s = in.sglang;
   const bool version_like = std::isdigit(static_cast<unsigned char>(s[0])) ||
@@ -190,10 +190,10 @@ void finish_side(Side& side, const SideInputs& in)
   }
 
   side.sglang = in.sglang;
-  const sglang::ProfileMatch match = resolve_profile(in);
+  const ProfileMatch match = side_profile(in);
   side.profile = *match.profile;
   side.profile_assumption = match.assumption;
-  side.profile_confidence = std::string(sglang::mapping_confidence(match));
+  side.profile_confidence = std::string(mapping_confidence(match));
 
   std::string ref = in.model;
   std::string ref_where = in.model_where;

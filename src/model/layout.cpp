@@ -14,9 +14,6 @@ namespace pdcheck::model {
 
 namespace {
 
-using sglang::DimRule;
-using sglang::RegistrationFormat;
-
 std::int64_t product(const std::vector<std::int64_t>& v, std::size_t begin, std::size_t end)
 {
   std::int64_t p = 1;
@@ -262,7 +259,7 @@ std::string int128_text(WideInt v)
 
 } // namespace
 
-PpStageSizes pp_stage_sizes(int num_layers, int pp_size, sglang::PpSplit split,
+PpStageSizes pp_stage_sizes(int num_layers, int pp_size, PpSplit split,
                             const std::optional<std::string>& partition)
 {
   PpStageSizes out;
@@ -306,7 +303,7 @@ PpStageSizes pp_stage_sizes(int num_layers, int pp_size, sglang::PpSplit split,
   const int base = num_layers / pp_size;
   const int remainder = num_layers % pp_size;
   out.sizes.assign(static_cast<std::size_t>(pp_size), base);
-  if (split == sglang::PpSplit::last_takes_remainder) {
+  if (split == PpSplit::last_takes_remainder) {
     out.sizes.back() += remainder;
   } else {
     for (int i = pp_size - remainder; i < pp_size; ++i) {

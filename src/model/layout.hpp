@@ -4,7 +4,7 @@
 #include "core/finding.hpp"
 #include "core/sglang_messages.hpp"
 #include "model/model_spec.hpp"
-#include "sglang/profile.hpp"
+#include "core/profile.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -18,7 +18,7 @@ namespace pdcheck::model {
 struct LayoutInput
 {
   ModelSpec model;
-  sglang::Profile profile;
+  Profile profile;
   int tp_size = 1;
   int dp_size = 1;
   bool enable_dp_attention = false;
@@ -111,7 +111,7 @@ struct PpStageSizes
     value_error = render_message(id, args);
   }
 };
-PpStageSizes pp_stage_sizes(int num_layers, int pp_size, sglang::PpSplit split,
+PpStageSizes pp_stage_sizes(int num_layers, int pp_size, PpSplit split,
                             const std::optional<std::string>& partition);
 
 /// Global layer range [start, end) of stage `pp_rank` given every stage's size

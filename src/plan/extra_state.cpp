@@ -116,15 +116,15 @@ std::optional<SglangError> extra_state_error(const ExtraStateInput& in)
 {
   const bool unequal_tp = in.prefill_attn_tp_size != in.decode_attn_tp_size;
   switch (in.backend) {
-  case sglang::TransferBackend::mooncake:
-  case sglang::TransferBackend::mooncake_tcp:
+  case TransferBackend::mooncake:
+  case TransferBackend::mooncake_tcp:
     return mooncake_error(in, unequal_tp);
-  case sglang::TransferBackend::mori:
+  case TransferBackend::mori:
     return mori_error(in, unequal_tp);
-  case sglang::TransferBackend::nixl:
+  case TransferBackend::nixl:
     return nixl_error(in, unequal_tp);
-  case sglang::TransferBackend::ascend:
-  case sglang::TransferBackend::fake:
+  case TransferBackend::ascend:
+  case TransferBackend::fake:
     return std::nullopt;
   }
   return std::nullopt;

@@ -18,7 +18,7 @@ namespace pdcheck::plan {
 /// What the prefill's state path sees for one non-Mamba component of one pair.
 struct ExtraStateInput
 {
-  sglang::TransferBackend backend = sglang::TransferBackend::mooncake;
+  TransferBackend backend = TransferBackend::mooncake;
   sglang::ExtraStateType type = sglang::ExtraStateType::swa;
   int prefill_attn_tp_size = 1;
   int decode_attn_tp_size = 1;

@@ -6,9 +6,6 @@ namespace pdcheck::plan {
 
 namespace {
 
-using sglang::RegistrationFormat;
-using sglang::TransferBackend;
-
 /// Mooncake's transfer_worker handler re-raises what the state send raised:
 /// the text the operator finds in the prefill's log.
 std::string transfer_thread_death(const SglangError& e, const PairInput& in)
@@ -89,7 +86,7 @@ void mooncake_whole(const PairInput& in, PairPlan& plan)
 
 void slice_copies(const PairInput& in, const EntryPairs& pairs, bool subgroups_and_outer, PairPlan& plan)
 {
-  const sglang::Profile& p = in.prefill_profile;
+  const Profile& p = in.prefill_profile;
   for (auto [i, j] : pairs) {
     const std::int64_t src_len = at(in.src.item_lens, i);
     const std::int64_t dst_len = j < static_cast<int>(in.dst.item_lens.size()) ? at(in.dst.item_lens, j) : 0;
@@ -154,7 +151,7 @@ void mooncake_slice(const PairInput& in, PairPlan& plan)
 
 void mooncake_plan(const PairInput& in, PairPlan& plan)
 {
-  const sglang::Profile& p = in.prefill_profile;
+  const Profile& p = in.prefill_profile;
   const bool unequal_tp = in.prefill_attn_tp_size != in.decode_attn_tp_size;
   if (p.mooncake_format == RegistrationFormat::no_state_lens && unequal_tp && !in.mla) {
     // transfer_worker, after the last KV chunk and before maybe_send_extra; its
@@ -318,7 +315,7 @@ std::string_view plan_path_name(PlanPath p)
   return "?";
 }
 
-StateMetadata own_metadata(const model::RankLayout& rank, const sglang::Profile& profile)
+StateMetadata own_metadata(const model::RankLayout& rank, const Profile& profile)
 {
   StateMetadata m;
   m.unified = rank.unified;
@@ -334,7 +331,7 @@ StateMetadata own_metadata(const model::RankLayout& rank, const sglang::Profile&
     if (profile.state_layer_ids) {
       m.layer_ids.push_back(static_cast<std::uint64_t>(e.layer_id));
     }
-    m.outer_counts.push_back(profile.dim_rule == sglang::DimRule::slice_axis ? t.outer_count : 1);
+    m.outer_counts.push_back(profile.dim_rule == DimRule::slice_axis ? t.outer_count : 1);
     m.conv_shard_groups.push_back(profile.conv_subgroup_slicing ? t.conv_shard_groups : std::vector<std::int64_t>{});
   }
   m.num_entries = static_cast<int>(rank.entries.size());
@@ -342,7 +339,7 @@ StateMetadata own_metadata(const model::RankLayout& rank, const sglang::Profile&
   return m;
 }
 
-StateMetadata registered_metadata(const model::RankLayout& rank, const sglang::Profile& profile)
+StateMetadata registered_metadata(const model::RankLayout& rank, const Profile& profile)
 {
   StateMetadata m;
   m.unified = rank.unified;

@@ -8,7 +8,7 @@
 
 #include "model/layout.hpp"
 #include "plan/sglang_utils.hpp"
-#include "sglang/profile.hpp"
+#include "core/profile.hpp"
 #include "sglang/server_args.hpp"
 
 #include <cstdint>
@@ -35,17 +35,17 @@ struct StateMetadata
 };
 
 /// The prefill's own view of its rank (what it knows locally, per its profile).
-StateMetadata own_metadata(const model::RankLayout& rank, const sglang::Profile& profile);
+StateMetadata own_metadata(const model::RankLayout& rank, const Profile& profile);
 
 /// The decode rank's registration as sent in the decode's profile (before the
 /// prefill parses it; see wire/ for cross-generation parsing).
-StateMetadata registered_metadata(const model::RankLayout& rank, const sglang::Profile& profile);
+StateMetadata registered_metadata(const model::RankLayout& rank, const Profile& profile);
 
 /// Everything the prefill backend's state path reads for one pair.
 struct PairInput
 {
-  sglang::TransferBackend backend = sglang::TransferBackend::mooncake;
-  sglang::Profile prefill_profile;
+  TransferBackend backend = TransferBackend::mooncake;
+  Profile prefill_profile;
   int prefill_pp_size = 1;
   int prefill_attn_tp_size = 1;
   int prefill_rank = 0; ///< attention-TP rank within the group

@@ -97,8 +97,8 @@ struct RemoteRegion
 };
 
 /// The state index list the prefill reads from one decode rank's TransferInfo.
-std::vector<std::int32_t> read_indices(const PeerObject& rank_info, sglang::TransferBackend backend,
-                                       const sglang::Profile& decode_profile)
+std::vector<std::int32_t> read_indices(const PeerObject& rank_info, TransferBackend backend,
+                                       const Profile& decode_profile)
 {
   const nlohmann::json& per_rank = rank_info.json();
   if (!per_rank.contains("frames")) {

@@ -49,7 +49,7 @@ ProbeReport start_report(sglang::Role role, const sglang::Side& side, const Prob
   r.slots = o.slots;
   (role == sglang::Role::decode ? r.decode_profile : r.prefill_profile) = side.profile.name;
   r.model = side.model.name;
-  r.backend = std::string(sglang::transfer_backend_name(side.args.transfer_backend));
+  r.backend = std::string(transfer_backend_name(side.args.transfer_backend));
   return r;
 }
 
@@ -81,13 +81,13 @@ void register_pools(ProbeReport& r, StatePools& pools, Transport& transport)
 
 /// Maps SGLang's backend to the wire codec's; nullopt for backends pdcheck
 /// has no TransferInfo encoder for (the probe then sends the bare indices).
-std::optional<wire::Backend> wire_backend(sglang::TransferBackend b)
+std::optional<wire::Backend> wire_backend(TransferBackend b)
 {
   switch (b) {
-  case sglang::TransferBackend::mooncake:
-  case sglang::TransferBackend::mooncake_tcp: return wire::Backend::mooncake;
-  case sglang::TransferBackend::mori: return wire::Backend::mori;
-  case sglang::TransferBackend::nixl: return wire::Backend::nixl;
+  case TransferBackend::mooncake:
+  case TransferBackend::mooncake_tcp: return wire::Backend::mooncake;
+  case TransferBackend::mori: return wire::Backend::mori;
+  case TransferBackend::nixl: return wire::Backend::nixl;
   default: return std::nullopt;
   }
 }
@@ -104,7 +104,7 @@ nlohmann::json hello(const sglang::Side& side, const model::Layout& layout, cons
   j["transport"] = std::string(transport.name());
   j["memory"] = o.memory;
   j["profile"] = side.profile.name;
-  j["backend"] = std::string(sglang::transfer_backend_name(side.args.transfer_backend));
+  j["backend"] = std::string(transfer_backend_name(side.args.transfer_backend));
   j["layout_digest"] = layout_digest(layout);
   j["endpoint"] = transport.local_endpoint();
   return j;

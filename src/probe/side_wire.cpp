@@ -2,7 +2,7 @@
 
 #include "probe/peer_fields.hpp"
 #include "probe/probe_error.hpp"
-#include "sglang/profile.hpp"
+#include "core/profile.hpp"
 #include "sglang/server_args.hpp"
 #include "util/untrusted_text.hpp"
 
@@ -157,7 +157,7 @@ sglang::Side side_from_json(const nlohmann::json& j, sglang::Role role)
   side.origin = fmt::format("the peer's {} side", sglang::role_name(role));
   try {
     const std::string profile = j.at("profile").get<std::string>();
-    const sglang::Profile* p = sglang::find_profile(profile);
+    const Profile* p = find_profile(profile);
     if (p == nullptr) {
       throw ProbeError(Phase::handshake,
                        fmt::format("the peer runs SGLang profile '{}', unknown to this pdcheck",

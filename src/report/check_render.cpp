@@ -39,7 +39,7 @@ nlohmann::ordered_json side_json(const sglang::Side& s, const model::Layout& l)
   j["sglang"] = s.sglang;
   j["profile_assumption"] = s.profile_assumption.empty() ? nlohmann::ordered_json(nullptr)
                                                          : nlohmann::ordered_json(s.profile_assumption);
-  j["backend"] = sglang::transfer_backend_name(s.args.transfer_backend);
+  j["backend"] = transfer_backend_name(s.args.transfer_backend);
   j["tp_size"] = s.args.tp_size;
   j["attn_tp_size"] = l.attn_tp_size;
   j["pp_size"] = s.args.pp_size;
@@ -104,7 +104,7 @@ std::string check_to_text(const check::CheckInput& in, const check::CheckResult&
     const model::Layout& l = side == &in.prefill ? r.prefill_layout : r.decode_layout;
     out += fmt::format("{:<8} {} · {} · SGLang {} · {} · tp {} (attention TP {}) · pp {}{}\n",
                        sglang::role_name(side->role), side->origin, side->model.name, sglang_text(*side),
-                       sglang::transfer_backend_name(side->args.transfer_backend), side->args.tp_size, l.attn_tp_size,
+                       transfer_backend_name(side->args.transfer_backend), side->args.tp_size, l.attn_tp_size,
                        side->args.pp_size, side->args.enable_unified_memory ? " · unified memory" : "");
   }
   out += fmt::format("pairs    {} rank pair(s) planned, {} decode rank(s) simulated byte by byte ({} bytes)\n",

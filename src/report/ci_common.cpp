@@ -94,12 +94,11 @@ std::string pairs_label(const FindingGroup& g, std::size_t limit)
 
 std::vector<RuleOutcome> rule_outcomes(const check::CheckInput& in, const check::CheckResult& r)
 {
-  using sglang::TransferBackend;
   const TransferBackend backend = in.prefill.args.transfer_backend;
   const bool servable = r.prefill_layout.servable() && r.decode_layout.servable();
   const bool transfer = !r.pairs.empty();
   const bool unified = in.prefill.args.enable_unified_memory || in.decode.args.enable_unified_memory;
-  const std::string backend_name(sglang::transfer_backend_name(backend));
+  const std::string backend_name(transfer_backend_name(backend));
   const std::string no_transfer = "the check stopped before any state transfer was planned";
 
   std::map<std::string, bool> has_finding;
@@ -127,7 +126,7 @@ std::vector<RuleOutcome> rule_outcomes(const check::CheckInput& in, const check:
       return in.decode.args.transfer_backend == TransferBackend::mori
                ? std::nullopt
                : std::optional<std::string>(fmt::format("the decode uses the {} backend",
-                                                        sglang::transfer_backend_name(in.decode.args.transfer_backend)));
+                                                        transfer_backend_name(in.decode.args.transfer_backend)));
     case RuleScope::unified_memory: return unified ? std::nullopt : std::optional<std::string>(no_unified);
     case RuleScope::unified_transfer: return unified ? needs_transfer() : std::optional<std::string>(no_unified);
     case RuleScope::bootstrapped:

@@ -2,6 +2,7 @@
 
 #include "core/dtype.hpp"
 #include "core/sglang_messages.hpp"
+#include "core/transfer_backend.hpp"
 
 #include <map>
 #include <optional>
@@ -11,10 +12,8 @@
 namespace pdcheck::sglang {
 
 enum class DisaggregationMode { null, prefill, decode };
-enum class TransferBackend { mooncake, nixl, mori, ascend, fake, mooncake_tcp };
 
 std::string_view disaggregation_mode_name(DisaggregationMode m);
-std::string_view transfer_backend_name(TransferBackend b);
 
 /// A launch argument that pdcheck understood, with where it came from, so that a
 /// finding can point at it.

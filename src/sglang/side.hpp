@@ -1,7 +1,7 @@
 #pragma once
 
 #include "model/model_spec.hpp"
-#include "sglang/profile.hpp"
+#include "core/profile.hpp"
 #include "sglang/server_args.hpp"
 #include "sglang/state_type.hpp"
 

@@ -1,6 +1,6 @@
 #include "wire/generation.hpp"
 
-#include "sglang/profile.hpp"
+#include "core/profile.hpp"
 #include "wire/registration_table.hpp"
 
 namespace pdcheck::wire {
@@ -91,9 +91,8 @@ std::size_t registration_frame_count(Backend backend, Generation g)
   return table == nullptr ? 0 : table->wire_frames();
 }
 
-Generation generation_for_profile(Backend backend, const sglang::Profile& profile)
+Generation generation_for_profile(Backend backend, const Profile& profile)
 {
-  using sglang::RegistrationFormat;
   switch (backend) {
   case Backend::mooncake:
     switch (profile.mooncake_format) {

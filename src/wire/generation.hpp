@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-namespace pdcheck::sglang {
+namespace pdcheck {
 struct Profile;
 }
 
@@ -50,7 +50,7 @@ std::vector<Generation> backend_generations(Backend backend);
 std::size_t registration_frame_count(Backend backend, Generation g);
 
 /// The registration generation a decode rank of `profile` sends on `backend`.
-Generation generation_for_profile(Backend backend, const sglang::Profile& profile);
+Generation generation_for_profile(Backend backend, const Profile& profile);
 
 /// TransferInfo has only two shapes per backend: flat (one int32 index array)
 /// before the per-component refactor, components (pack_int_lists 'i') after.

@@ -292,7 +292,7 @@ TEST_CASE("the prefill side built from the server info", "[check][bootstrap]")
   }
   SECTION("--prefill-sglang")
   {
-    const sglang::Profile* old = sglang::find_profile("flat");
+    const Profile* old = find_profile("flat");
     REQUIRE(old);
     const PrefillFromServer p =
       prefill_side_from_server(info_of("server-info-15/info.json"), decode, *old, "flat", "u");

@@ -4,7 +4,7 @@
 #include "check/checker.hpp"
 #include "io/side_file.hpp"
 #include "plan/plan.hpp"
-#include "sglang/profile.hpp"
+#include "core/profile.hpp"
 #include "sglang/side_layout.hpp"
 
 #include "../../support/checker_cases.hpp"
@@ -27,11 +27,11 @@ std::size_t errors(const check::CheckResult& r)
                                                 [](const Finding& f) { return f.severity == Severity::error; }));
 }
 
-plan::PairInput pair_input(const char* profile, sglang::TransferBackend backend, int n_src, int n_dst)
+plan::PairInput pair_input(const char* profile, TransferBackend backend, int n_src, int n_dst)
 {
   plan::PairInput in;
   in.backend = backend;
-  in.prefill_profile = *sglang::find_profile(profile);
+  in.prefill_profile = *find_profile(profile);
   for (int i = 0; i < n_src; ++i) {
     in.src.item_lens.push_back(1000);
   }
@@ -72,26 +72,26 @@ TEST_CASE("pre-dims and flat Mooncake walk the decode's pointers", "[plan][fidel
 {
   SECTION("more decode entries than the prefill has: IndexError")
   {
-    const plan::PairPlan p = plan::build_pair_plan(pair_input("0.5.4", sglang::TransferBackend::mooncake, 36, 72));
+    const plan::PairPlan p = plan::build_pair_plan(pair_input("0.5.4", TransferBackend::mooncake, 36, 72));
     REQUIRE(p.error);
     CHECK(p.error->rendered() == "IndexError: list index out of range");
     CHECK(p.error->function == "_send_mamba_state");
   }
   SECTION("fewer decode entries: a partial copy, silently")
   {
-    const plan::PairPlan p = plan::build_pair_plan(pair_input("0.5.10", sglang::TransferBackend::mooncake, 72, 36));
+    const plan::PairPlan p = plan::build_pair_plan(pair_input("0.5.10", TransferBackend::mooncake, 72, 36));
     CHECK_FALSE(p.error);
     CHECK(p.copies.size() == 36);
   }
   SECTION("components era: the prefill's entries drive the loop")
   {
-    const plan::PairPlan p = plan::build_pair_plan(pair_input("0.5.15", sglang::TransferBackend::mooncake, 72, 36));
+    const plan::PairPlan p = plan::build_pair_plan(pair_input("0.5.15", TransferBackend::mooncake, 72, 36));
     REQUIRE(p.error);
     CHECK(p.error->rendered() == "IndexError: list index out of range");
   }
   SECTION("whole items land at dst_ptr + source item length * dst slot")
   {
-    plan::PairInput in = pair_input("0.5.10", sglang::TransferBackend::mooncake, 2, 2);
+    plan::PairInput in = pair_input("0.5.10", TransferBackend::mooncake, 2, 2);
     in.dst.item_lens = {500, 500};
     in.dst_slot = 5;
     const plan::PairPlan p = plan::build_pair_plan(in);
@@ -114,7 +114,7 @@ TEST_CASE("Mori with one state_type (v0.5.11): descriptor checks before the send
 {
   SECTION("descriptor counts differ")
   {
-    const plan::PairPlan p = plan::build_pair_plan(pair_input("0.5.11", sglang::TransferBackend::mori, 36, 72));
+    const plan::PairPlan p = plan::build_pair_plan(pair_input("0.5.11", TransferBackend::mori, 36, 72));
     REQUIRE(p.error);
     CHECK(p.error->rendered() == "RuntimeError: PD state transfer failed: state descriptor count mismatch (local=36, "
                                  "remote=72), likely PP configuration mismatch (state_type=mamba)");
@@ -122,7 +122,7 @@ TEST_CASE("Mori with one state_type (v0.5.11): descriptor checks before the send
   }
   SECTION("the decode registered no state")
   {
-    plan::PairInput in = pair_input("0.5.11", sglang::TransferBackend::mori, 36, 0);
+    plan::PairInput in = pair_input("0.5.11", TransferBackend::mori, 36, 0);
     in.prefill_attn_tp_size = 2;
     in.decode_attn_tp_size = 1;
     const plan::PairPlan p = plan::build_pair_plan(in);
@@ -132,7 +132,7 @@ TEST_CASE("Mori with one state_type (v0.5.11): descriptor checks before the send
   }
   SECTION("from the per-component refactor, the component count is checked instead")
   {
-    plan::PairInput in = pair_input("0.5.13", sglang::TransferBackend::mori, 36, 0);
+    plan::PairInput in = pair_input("0.5.13", TransferBackend::mori, 36, 0);
     in.dst.num_components = 0;
     const plan::PairPlan p = plan::build_pair_plan(in);
     REQUIRE(p.error);
@@ -163,21 +163,21 @@ TEST_CASE("the unequal-TP performance warning is logged, not raised", "[check][f
   CHECK(*found[0]->logged_warning == "Performance is NOT guaranteed when using different TP sizes for non-MLA models. ");
 }
 
-TEST_CASE("sglang::resolve_profile: releases pdcheck has no row for", "[sglang][fidelity]")
+TEST_CASE("resolve_profile: releases pdcheck has no row for", "[sglang][fidelity]")
 {
   SECTION("a newer release: the newest known, assumed")
   {
-    const auto m = sglang::resolve_profile("0.5.24");
+    const auto m = resolve_profile("0.5.24");
     REQUIRE(m.profile != nullptr);
     CHECK(m.profile->name == "0.5.23");
     CHECK(m.assumption ==
           "SGLang 0.5.24 is newer than every release pdcheck knows; checked as 0.5.23, the nearest earlier release "
           "(v0.5.20 profile)");
-    CHECK(sglang::mapping_confidence(m) == "low");
+    CHECK(mapping_confidence(m) == "low");
   }
   SECTION("a release candidate: the release it precedes")
   {
-    const auto m = sglang::resolve_profile("0.5.19rc1");
+    const auto m = resolve_profile("0.5.19rc1");
     REQUIRE(m.profile != nullptr);
     CHECK(m.profile->name == "0.5.19");
     CHECK(m.assumption == "SGLang 0.5.19rc1 is a pre-release pdcheck has no row for; checked as 0.5.19 (components "
@@ -185,23 +185,23 @@ TEST_CASE("sglang::resolve_profile: releases pdcheck has no row for", "[sglang][
   }
   SECTION("a nightly")
   {
-    const auto m = sglang::resolve_profile("0.5.22.dev20261009");
+    const auto m = resolve_profile("0.5.22.dev20261009");
     REQUIRE(m.profile != nullptr);
     CHECK(m.profile->name == "0.5.22");
     CHECK_FALSE(m.assumption.empty());
   }
   SECTION("an image tag of a known release: read as that release, nothing assumed")
   {
-    const auto m = sglang::resolve_profile("lmsysorg/sglang:v0.5.21-cu129");
+    const auto m = resolve_profile("lmsysorg/sglang:v0.5.21-cu129");
     REQUIRE(m.profile != nullptr);
     CHECK(m.profile->name == "0.5.21");
     CHECK(m.assumption.empty());
     CHECK(m.read_as == "0.5.21");
-    CHECK(sglang::mapping_confidence(m) == "low"); // the row's own confidence
+    CHECK(mapping_confidence(m) == "low"); // the row's own confidence
   }
   SECTION("an unknown post release between known rows: the nearest earlier")
   {
-    const auto m = sglang::resolve_profile("0.5.9.post2");
+    const auto m = resolve_profile("0.5.9.post2");
     REQUIRE(m.profile != nullptr);
     CHECK(m.profile->name == "0.5.9");
     CHECK(m.assumption == "SGLang 0.5.9.post2 is not a release pdcheck knows; checked as 0.5.9, the nearest earlier "
@@ -209,8 +209,8 @@ TEST_CASE("sglang::resolve_profile: releases pdcheck has no row for", "[sglang][
   }
   SECTION("older than the table, or not a version: refused")
   {
-    CHECK(sglang::resolve_profile("0.4.0").profile == nullptr);
-    CHECK(sglang::resolve_profile("latest").profile == nullptr);
+    CHECK(resolve_profile("0.4.0").profile == nullptr);
+    CHECK(resolve_profile("latest").profile == nullptr);
   }
 }
 
@@ -284,7 +284,7 @@ TEST_CASE("state dtypes per release: the environment counts only from PR #18532"
   CHECK(old_in.conv_dtype == Dtype::bfloat16);
 
   sglang::Side new_side = old_side;
-  new_side.profile = *sglang::find_profile("0.5.20");
+  new_side.profile = *find_profile("0.5.20");
   const model::LayoutInput new_in = sglang::layout_input(new_side);
   CHECK(new_in.ssm_dtype == Dtype::bfloat16);
   CHECK(new_in.conv_dtype == Dtype::float32);

@@ -3,7 +3,7 @@
 // architecture at attention TP 1, 2, 4 and 8.
 #include "model/catalog.hpp"
 #include "model/layout.hpp"
-#include "sglang/profile.hpp"
+#include "core/profile.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -27,7 +27,7 @@ LayoutInput input_for(const char* model, int tp, const char* profile = "v0.5.20"
 {
   LayoutInput in;
   in.model = catalog_model(model);
-  in.profile = *sglang::find_profile(profile);
+  in.profile = *find_profile(profile);
   in.tp_size = tp;
   return in;
 }
@@ -281,7 +281,6 @@ TEST_CASE("model::compute_layout: DP attention and PP stages", "[model]")
 
 TEST_CASE("model::pp_stage_sizes: SGLang's get_pp_indices per release", "[model][pp]")
 {
-  using sglang::PpSplit;
   // Up to v0.5.5.post3 the last stage takes the whole remainder.
   CHECK(pp_stage_sizes(56, 3, PpSplit::last_takes_remainder, std::nullopt).sizes == std::vector<long long>{18, 18, 20});
   CHECK(pp_stage_sizes(11, 4, PpSplit::last_takes_remainder, std::nullopt).sizes == std::vector<long long>{2, 2, 2, 5});
@@ -296,7 +295,6 @@ TEST_CASE("model::pp_stage_sizes: SGLang's get_pp_indices per release", "[model]
 
 TEST_CASE("model::pp_stage_sizes: SGLANG_PP_LAYER_PARTITION as get_pp_indices reads it", "[model][pp]")
 {
-  using sglang::PpSplit;
   const auto split = PpSplit::last_stages_one_extra;
   CHECK(pp_stage_sizes(10, 2, split, "4,6").sizes == std::vector<long long>{4, 6});
   // Python's int(): blanks, a sign and digit underscores are fine.
@@ -320,7 +318,6 @@ TEST_CASE("model::pp_stage_sizes: SGLANG_PP_LAYER_PARTITION as get_pp_indices re
 
 TEST_CASE("model::pp_stage_sizes: stages tile the layers as the release's rule says (property)", "[model][pp]")
 {
-  using sglang::PpSplit;
   std::mt19937 rng(20261201);
   for (int trial = 0; trial < 2000; ++trial) {
     const int layers = std::uniform_int_distribution<int>(1, 200)(rng);
@@ -367,12 +364,12 @@ TEST_CASE("model::compute_layout: stage layer ids follow the profile's PP split"
     in.model.state_layer_ids.push_back(i);
   }
   in.pp_size = 3;
-  in.profile.pp_split = sglang::PpSplit::last_takes_remainder;
+  in.profile.pp_split = PpSplit::last_takes_remainder;
   Layout old_split = compute_layout(in);
   REQUIRE(old_split.ranks.size() == 3);
   CHECK(old_split.ranks[2].layer_ids.size() == 20);
   CHECK(old_split.ranks[2].layer_ids.front() == 36);
-  in.profile.pp_split = sglang::PpSplit::last_stages_one_extra;
+  in.profile.pp_split = PpSplit::last_stages_one_extra;
   Layout new_split = compute_layout(in);
   CHECK(new_split.ranks[1].layer_ids.size() == 19);
   CHECK(new_split.ranks[1].layer_ids.front() == 18);

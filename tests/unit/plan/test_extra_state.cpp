@@ -8,7 +8,6 @@
 
 using namespace pdcheck;
 using sglang::ExtraStateType;
-using sglang::TransferBackend;
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "sglang/profile.hpp"
+#include "core/profile.hpp"
 
 #include <fmt/format.h>
 
@@ -9,7 +9,7 @@
 #include <optional>
 #include <tuple>
 
-namespace pdcheck::sglang {
+namespace pdcheck {
 
 namespace {
 
@@ -398,4 +398,4 @@ const Profile& default_profile()
   return *find_profile("v0.5.20");
 }
 
-} // namespace pdcheck::sglang
+} // namespace pdcheck

@@ -4,7 +4,7 @@
 #include <string_view>
 #include <vector>
 
-namespace pdcheck::sglang {
+namespace pdcheck {
 
 /// How the decode registration carries the state metadata.
 enum class RegistrationFormat {
@@ -94,4 +94,4 @@ std::vector<std::string> profile_names();
 /// The default profile when a side does not say (the newest).
 const Profile& default_profile();
 
-} // namespace pdcheck::sglang
+} // namespace pdcheck
