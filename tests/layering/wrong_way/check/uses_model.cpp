@@ -1,0 +1,2 @@
+// check/ may include model/: allowed.
+#include "model/layout.hpp"

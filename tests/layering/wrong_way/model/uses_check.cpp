@@ -1,0 +1,2 @@
+// model/ may not include check/: the layering check must refuse this file.
+#include "check/checker.hpp"
