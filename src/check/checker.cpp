@@ -1,6 +1,7 @@
 #include "check/checker.hpp"
 
 #include "core/rules.hpp"
+#include "check/side_checks.hpp"
 #include "core/sglang_messages.hpp"
 #include "plan/extra_state.hpp"
 #include "plan/meaning.hpp"
@@ -36,295 +37,6 @@ bool same_state_model(const model::ModelSpec& a, const model::ModelSpec& b)
          a.state_size == b.state_size && a.conv_kernel == b.conv_kernel && a.kda_num_heads == b.kda_num_heads &&
          a.kda_head_dim == b.kda_head_dim && a.kda_num_k_heads == b.kda_num_k_heads &&
          a.kda_head_k_dim == b.kda_head_k_dim;
-}
-
-Finding side_finding(const Side& side, RuleId rule, std::string message)
-{
-  Finding f = make_finding(rule, std::move(message));
-  f.side = std::string(sglang::role_name(side.role));
-  f.backend = backend_name(side.args.transfer_backend);
-  return f;
-}
-
-/// Whether this side's backend transfers Mamba state in its SGLang version.
-bool backend_moves_state(const Side& side)
-{
-  const Profile& p = side.profile;
-  switch (side.args.transfer_backend) {
-  case TransferBackend::mooncake: return p.state_transfer;
-  case TransferBackend::nixl: return p.nixl_state;
-  case TransferBackend::mori: return p.mori_state;
-  default: return true; // ascend and fake are not modelled
-  }
-}
-
-bool env_true(const sglang::ServerArgs& a, const char* name)
-{
-  auto it = a.env.find(name);
-  return it != a.env.end() && !it->second.empty() && it->second != "0" && it->second != "false";
-}
-
-void unified_memory_findings(const Side& side, std::vector<Finding>& out)
-{
-  const sglang::ServerArgs& a = side.args;
-  if (!a.enable_unified_memory || a.disaggregation_mode == sglang::DisaggregationMode::null) {
-    return;
-  }
-  auto add = [&](std::string message, std::optional<std::string> runtime) {
-    Finding f = side_finding(side, RuleId::startup_unified_memory, std::move(message));
-    f.runtime_error = std::move(runtime);
-    f.where = fmt::format("{} startup: handle_unified_memory_pool (arg_groups/kv_cache_hook.py)", sglang::role_name(side.role));
-    out.push_back(std::move(f));
-  };
-  if (!side.profile.unified_memory) {
-    return; // no such flag yet: argparse_findings reports it
-  }
-  if (!side.profile.unified_memory_pd) {
-    add(fmt::format("SGLang {} does not accept --enable-unified-memory with PD disaggregation", side.profile.name),
-        std::nullopt);
-    return;
-  }
-  if (a.transfer_backend != TransferBackend::mooncake) {
-    const std::string b = backend_name(a.transfer_backend);
-    add(fmt::format("--enable-unified-memory with PD needs the mooncake backend, not {}", b),
-        render_delivered(MessageId::unified_backend, {{"backend", fmt::format("'{}'", b)}}));
-  }
-  if (a.pp_size > 1) {
-    add(fmt::format("--enable-unified-memory with PD needs pp 1, not {}", a.pp_size),
-        render_delivered(MessageId::unified_pipeline, {}));
-  }
-  if (env_true(a, "SGLANG_DISABLE_LAZY_COMPACTION")) {
-    add("--enable-unified-memory with PD needs lazy compaction, but SGLANG_DISABLE_LAZY_COMPACTION is set",
-        render_delivered(MessageId::unified_lazy_compaction, {}));
-  }
-  if (a.enable_hisparse) {
-    add("--enable-unified-memory with PD is not compatible with --enable-hisparse", std::nullopt);
-  }
-  if (a.speculative_algorithm && *a.speculative_algorithm != "DSPARK") {
-    add(fmt::format("--enable-unified-memory allows no speculative algorithm other than DSPARK, got {}",
-                    *a.speculative_algorithm),
-        std::nullopt);
-  }
-  if (a.enable_hierarchical_cache) {
-    add("--enable-unified-memory is not compatible with --enable-hierarchical-cache", std::nullopt);
-  }
-  if (a.dcp_size > 1) {
-    add(fmt::format("--enable-unified-memory needs dcp size 1, not {}", a.dcp_size), std::nullopt);
-  }
-}
-
-// CommonKVManager._check_dcp_compat runs in every KV manager's constructor; only
-// Mooncake and NIXL declare a DCP-aware transfer path (PR #32837).
-void dcp_findings(const Side& side, std::vector<Finding>& out)
-{
-  const int dcp = side.args.dcp_size;
-  if (dcp <= 1 || side.args.disaggregation_mode == sglang::DisaggregationMode::null ||
-      side.args.transfer_backend != TransferBackend::mori) {
-    return;
-  }
-  Finding f = side_finding(side, RuleId::startup_dcp_transfer,
-                           fmt::format("--dcp-size {} with the mori backend, which has no DCP-aware transfer", dcp));
-  f.runtime_error = render_delivered(MessageId::dcp_not_implemented, {{"manager", "MoriKVManager"}, {"dcp_size", dcp}});
-  f.where = fmt::format("{} startup: CommonKVManager._check_dcp_compat (disaggregation/common/conn.py)",
-                        sglang::role_name(side.role));
-  f.evidence["dcp_size"] = dcp;
-  f.evidence["backend"] = backend_name(side.args.transfer_backend);
-  out.push_back(std::move(f));
-}
-
-/// The launch arguments as SGLang's argparse takes them (prepare_server_args,
-/// allow_abbrev on): an ambiguous abbreviation or a flag without its value stops
-/// the parser at once; unknown words are collected and rejected at the end.
-/// The flag list is SGLang main's; flags this side's release does not have yet
-/// (--enable-unified-memory before #33362) are unknown to it.
-void argparse_findings(const Side& side, std::vector<Finding>& out)
-{
-  const sglang::ServerArgs& a = side.args;
-  auto finding = [&](std::string message, std::string runtime, const std::string& origin) {
-    Finding f = side_finding(side, RuleId::startup_argparse, std::move(message));
-    f.runtime_error = std::move(runtime);
-    f.where = fmt::format("{} launch: argparse in prepare_server_args (exit status 2); flag list of "
-                          "python/sglang/srt/server_args.py @ {}",
-                          sglang::role_name(side.role), sglang::launch_flags_source().substr(0, 8));
-    f.evidence["origin"] = origin;
-    out.push_back(std::move(f));
-  };
-  if (a.argparse_stop) {
-    finding(fmt::format("{} ({}): SGLang exits at launch: {}", a.argparse_stop->flag, a.argparse_stop->origin,
-                        a.argparse_message),
-            as_delivered(a.argparse_message_id, a.argparse_message), a.argparse_stop->origin);
-    return;
-  }
-  std::vector<sglang::ArgOrigin> rejected = a.unrecognized;
-  if (auto it = a.given.find("enable_unified_memory"); it != a.given.end() && !side.profile.unified_memory) {
-    rejected.push_back(it->second); // the flag arrived with #33362
-  }
-  if (rejected.empty()) {
-    return;
-  }
-  std::vector<std::string> words;
-  for (const sglang::ArgOrigin& w : rejected) {
-    words.push_back(w.flag);
-  }
-  std::string hint;
-  const std::vector<std::string> names = sglang::option_names();
-  for (const sglang::ArgOrigin& w : rejected) {
-    if (w.flag.rfind("--", 0) != 0) {
-      continue;
-    }
-    const std::string bare = w.flag.substr(0, w.flag.find('='));
-    if (auto near = closest_match(bare, names); near && *near != bare) {
-      hint = fmt::format("; did you mean {}?", *near);
-      break;
-    }
-  }
-  const bool too_new = !side.profile.unified_memory && a.given.count("enable_unified_memory") > 0;
-  finding(fmt::format("SGLang {} exits at launch: it does not know {} ({}){}{}", side.profile.name,
-                      fmt::join(words, " "), rejected.front().origin, hint,
-                      too_new ? "; --enable-unified-memory arrived with PR #33362 (0.5.18)" : ""),
-          render_delivered(MessageId::argparse_unrecognized, {{"words", fmt::format("{}", fmt::join(words, " "))}}),
-          rejected.front().origin);
-}
-
-/// SGLang ignores SGLANG_* variables it does not read: a misspelt one leaves the
-/// default in force without a word.
-void env_findings(const Side& side, std::vector<Finding>& out)
-{
-  const std::vector<std::string> names = sglang::sglang_env_names();
-  for (const auto& [name, value] : side.args.env) {
-    if ((name.rfind("SGLANG_", 0) != 0 && name.rfind("SGL_", 0) != 0) || sglang::known_sglang_env(name)) {
-      continue;
-    }
-    const auto near = closest_match(name, names);
-    Finding f = side_finding(side, RuleId::unknown_env,
-                             fmt::format("SGLang reads no environment variable {}{}", name,
-                                         near ? fmt::format("; did you mean {}?", *near) : std::string()));
-    f.where = fmt::format("{} environment; names from python/sglang/srt/environ.py", sglang::role_name(side.role));
-    f.evidence["name"] = name;
-    f.evidence["value"] = value;
-    out.push_back(std::move(f));
-  }
-}
-
-void side_findings(const Side& side, const model::Layout& layout, std::vector<Finding>& out)
-{
-  argparse_findings(side, out);
-  env_findings(side, out);
-  for (Finding f : layout.findings) {
-    f.side = std::string(sglang::role_name(side.role));
-    out.push_back(std::move(f));
-  }
-  const auto mode = side.args.disaggregation_mode;
-  const bool mode_ok = (side.role == Role::prefill && mode == sglang::DisaggregationMode::prefill) ||
-                       (side.role == Role::decode && mode == sglang::DisaggregationMode::decode);
-  if (!mode_ok) {
-    Finding f = side_finding(side, RuleId::side_role,
-                             fmt::format("the {} side runs with --disaggregation-mode {}", sglang::role_name(side.role),
-                                         sglang::disaggregation_mode_name(mode)));
-    f.evidence["role"] = sglang::role_name(side.role);
-    f.evidence["disaggregation_mode"] = sglang::disaggregation_mode_name(mode);
-    out.push_back(std::move(f));
-  }
-  if (!backend_moves_state(side)) {
-    Finding f = side_finding(side, RuleId::startup_backend_state,
-                             fmt::format("SGLang {} over {} does not transfer Mamba state", side.profile.name,
-                                         backend_name(side.args.transfer_backend)));
-    f.evidence["profile"] = side.profile.name;
-    out.push_back(std::move(f));
-  }
-  unified_memory_findings(side, out);
-  dcp_findings(side, out);
-  if (!side.profile_assumption.empty()) {
-    Finding f = side_finding(side, RuleId::profile_assumed, side.profile_assumption);
-    f.where = fmt::format("pdcheck: release table (`pdcheck profiles`), {} side's sglang: {}", sglang::role_name(side.role),
-                          side.sglang);
-    f.evidence["sglang"] = side.sglang;
-    f.evidence["profile"] = side.profile.name;
-    f.evidence["confidence"] = side.profile_confidence;
-    out.push_back(std::move(f));
-  }
-  if (!side.model_path_conflict.empty()) {
-    Finding f = side_finding(side, RuleId::side_model_path, side.model_path_conflict);
-    f.where = fmt::format("{} side: model: and --model-path", sglang::role_name(side.role));
-    f.evidence["model"] = side.model.name;
-    f.evidence["model_path"] = side.args.model_path.value_or("");
-    out.push_back(std::move(f));
-  }
-}
-
-// Where the decode checks the prefill's parallel info (disaggregation/common/conn.py
-// @ 0094505d): page size and KV dtype in try_ensure_parallel_info, the CP and PP
-// assertions and the TP warning in _resolve_rank_mapping.
-constexpr const char* k_parallel_info = "decode: CommonKVManager.try_ensure_parallel_info (disaggregation/common/conn.py)";
-constexpr const char* k_rank_mapping = "decode: CommonKVManager._resolve_rank_mapping (disaggregation/common/conn.py)";
-
-Finding bootstrap_finding(const Side& decode, RuleId rule, std::string message, std::string runtime,
-                          const char* where = k_parallel_info)
-{
-  Finding f = side_finding(decode, rule, std::move(message));
-  f.runtime_error = std::move(runtime);
-  f.where = where;
-  return f;
-}
-
-void bootstrap_findings(const Side& prefill, const Side& decode, const model::Layout& pl, const model::Layout& dl,
-                        std::vector<Finding>& out)
-{
-  const auto& p = prefill.args;
-  const auto& d = decode.args;
-  if (p.page_size != d.page_size) {
-    Finding f = bootstrap_finding(
-      decode, RuleId::bootstrap_page_size, fmt::format("prefill page size {} != decode page size {}", p.page_size, d.page_size),
-      render_delivered(MessageId::page_size_mismatch,
-                       {{"prefill_page_size", p.page_size}, {"decode_page_size", d.page_size}}));
-    f.evidence["prefill"] = p.page_size;
-    f.evidence["decode"] = d.page_size;
-    out.push_back(std::move(f));
-  }
-  if (p.kv_cache_dtype != d.kv_cache_dtype) {
-    Finding f = bootstrap_finding(
-      decode, RuleId::bootstrap_kv_cache_dtype,
-      fmt::format("prefill kv cache dtype {} != decode kv cache dtype {}", p.kv_cache_dtype, d.kv_cache_dtype),
-      render_delivered(MessageId::kv_cache_dtype_mismatch,
-                       {{"prefill_kv_cache_dtype", p.kv_cache_dtype}, {"decode_kv_cache_dtype", d.kv_cache_dtype}}));
-    f.evidence["prefill"] = p.kv_cache_dtype;
-    f.evidence["decode"] = d.kv_cache_dtype;
-    out.push_back(std::move(f));
-  }
-  if (d.attn_cp_size != 1) {
-    const std::string runtime =
-      p.attn_cp_size == 1 ? render_delivered(MessageId::decode_attn_cp_size, {{"decode_attn_cp_size", d.attn_cp_size}})
-                          : render_delivered(MessageId::decode_cp_size, {{"decode_cp_size", d.attn_cp_size}});
-    out.push_back(bootstrap_finding(decode, RuleId::bootstrap_cp_size,
-                                    fmt::format("decode attention CP size {} is not 1", d.attn_cp_size), runtime,
-                                    k_rank_mapping));
-  }
-  if (p.dcp_size > 1 && d.dcp_size != p.dcp_size) {
-    Finding f = side_finding(decode, RuleId::dcp_topology,
-                             fmt::format("prefill --dcp-size {} cannot be relaid out to decode --dcp-size {}",
-                                         p.dcp_size, d.dcp_size));
-    f.where = "prefill: DCP relayout of the KV transfer";
-    f.evidence["prefill"] = p.dcp_size;
-    f.evidence["decode"] = d.dcp_size;
-    out.push_back(std::move(f));
-  }
-  if (d.pp_size != p.pp_size && d.pp_size != 1) {
-    Finding f = bootstrap_finding(
-      decode, RuleId::bootstrap_pp_size, fmt::format("decode pp size {} is neither prefill pp size {} nor 1", d.pp_size, p.pp_size),
-      render_delivered(MessageId::decode_pp_size, {{"decode_pp_size", d.pp_size}, {"prefill_pp_size", p.pp_size}}),
-      k_rank_mapping);
-    f.evidence["prefill"] = p.pp_size;
-    f.evidence["decode"] = d.pp_size;
-    out.push_back(std::move(f));
-  }
-  if (pl.attn_tp_size != dl.attn_tp_size && !prefill.model.hybrid_mla) {
-    Finding f = side_finding(decode, RuleId::bootstrap_tp_performance,
-                             fmt::format("prefill attention TP {} != decode attention TP {}", pl.attn_tp_size,
-                                         dl.attn_tp_size));
-    f.logged_warning = render_delivered(MessageId::tp_performance, {});
-    f.where = k_rank_mapping;
-    out.push_back(std::move(f));
-  }
 }
 
 std::optional<wire::Backend> wire_backend(TransferBackend b)
@@ -543,7 +255,12 @@ bool CheckResult::passes(Severity threshold) const
   return true;
 }
 
-CheckResult run_check(const CheckInput& input)
+namespace {
+
+/// How far a check goes: everything, or only as far as the pairs' copy plans.
+enum class Depth { full, plans_only };
+
+CheckResult check(const CheckInput& input, Depth depth)
 {
   CheckResult result;
   const Side& prefill = input.prefill;
@@ -622,7 +339,9 @@ CheckResult run_check(const CheckInput& input)
   // Meanings are built once per rank and shared by every pair.
   std::vector<std::unique_ptr<plan::RankMeaning>> p_meaning;
   for (const auto& r : result.prefill_layout.ranks) {
-    p_meaning.push_back(std::make_unique<plan::RankMeaning>(prefill.model, r, p_tp));
+    if (depth == Depth::full) {
+      p_meaning.push_back(std::make_unique<plan::RankMeaning>(prefill.model, r, p_tp));
+    }
   }
   int dst_index_count = 1;
   for (const ObservedTransferInfo& ti : input.transfer_infos) {
@@ -758,7 +477,7 @@ CheckResult run_check(const CheckInput& input)
           f.where = "prefill: mori backend, send_state";
           out.push_back(std::move(f));
           aborted = true;
-        } else if (!advice_given && dst_index_count == 1) {
+        } else if (depth == Depth::full && !advice_given && dst_index_count == 1) {
           scheduler_advice(in, pr, prefill, out);
           advice_given = true;
         }
@@ -767,7 +486,7 @@ CheckResult run_check(const CheckInput& input)
     }
     // A failed transfer is reported as such, not simulated; a captured decode
     // rank is simulated only when its layout is the one the decode side implies.
-    if (aborted || drank == nullptr) {
+    if (aborted || drank == nullptr || depth == Depth::plans_only) {
       continue;
     }
     if (!dr.origin.empty() && plan::registered_metadata(*drank, decode.profile).item_lens != dst.item_lens) {
@@ -813,6 +532,18 @@ CheckResult run_check(const CheckInput& input)
     simulation_findings(sim, d, prefill, out);
   }
   return result;
+}
+
+} // namespace
+
+CheckResult run_check(const CheckInput& input)
+{
+  return check(input, Depth::full);
+}
+
+std::vector<PairResult> pair_plans(const CheckInput& input)
+{
+  return check(input, Depth::plans_only).pairs;
 }
 
 } // namespace pdcheck::check

@@ -73,4 +73,11 @@ struct CheckResult
 
 CheckResult run_check(const CheckInput& input);
 
+/// The copy plan of every (prefill rank, decode rank) pair that talks, as
+/// run_check builds them but without the simulation and the advice: what the
+/// probe executes for one request (`input.src_slot`, `dst_slot`, the
+/// TransferInfo's index count). Empty when a side cannot start or the decode
+/// refuses at bootstrap.
+std::vector<PairResult> pair_plans(const CheckInput& input);
+
 } // namespace pdcheck::check
