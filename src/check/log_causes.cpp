@@ -47,6 +47,8 @@ const std::vector<Cause> k_causes = {
                            "sum to the model's layer count, or unset it."},
   {"launch_arguments", "Spell every flag as this SGLang release lists it (`python -m sglang.launch_server --help`), "
                        "each with its value."},
+  {"transfer_backend_mismatch", "Use the same --disaggregation-transfer-backend on both sides, and let only that "
+                                "backend's decodes reach the prefill's bootstrap ports."},
 };
 
 } // namespace

@@ -1,5 +1,6 @@
 #include "wire/field_codecs.hpp"
 
+#include "core/sglang_messages.hpp"
 #include "wire/scalars.hpp"
 
 #include <fmt/format.h>
@@ -82,11 +83,12 @@ Decoded<std::optional<std::string>> decode_layouts_json(ByteView frame)
       out.sglang.notes.push_back(fmt::format("treat the falsy JSON {} as no unified layouts", doc.dump()));
       out.sglang_value = std::optional<std::string>{};
     } else if (!doc.is_object()) {
-      out.sglang.raises = fmt::format("TypeError: {} indices must be integers", doc.is_array() ? "list" : "string");
+      out.sglang.raises =
+        render_delivered(MessageId::wire_layouts_not_dict, {{"container", doc.is_array() ? "list" : "string"}});
     } else if (!doc.contains("kv")) {
-      out.sglang.raises = "KeyError: 'kv'";
+      out.sglang.raises = render_delivered(MessageId::wire_layouts_no_kv, {});
     } else if (!doc.contains("state")) {
-      out.sglang.raises = "KeyError: 'state'";
+      out.sglang.raises = render_delivered(MessageId::wire_layouts_no_state, {});
     } else {
       out.sglang.raises = "an error from TransferLayout.from_dict (kv or state is not a layout dict)";
     }
@@ -122,8 +124,8 @@ Decoded<std::vector<std::string>> decode_mem_kinds(ByteView frame, std::size_t k
   }
   if (kinds.size() != kv_ptrs) {
     out.issue = WireIssue{0, fmt::format("expected {} memory kinds (one per KV pointer), got {}", kv_ptrs, kinds.size())};
-    out.sglang.raises = fmt::format("ValueError: kv_data_mem_kinds length mismatch: got {}, expected {}", kinds.size(),
-                                    kv_ptrs);
+    out.sglang.raises =
+      render_delivered(MessageId::nixl_mem_kinds_count, {{"got", kinds.size()}, {"expected", kv_ptrs}});
     return out;
   }
   std::vector<std::string> invalid;
@@ -146,7 +148,7 @@ Decoded<std::vector<std::string>> decode_mem_kinds(ByteView frame, std::size_t k
       listed += (i == 0 ? "" : ", ") + python_str_repr(invalid[i]);
     }
     out.issue = WireIssue{*first_bad, fmt::format("expected VRAM or DRAM, got {}", python_str_repr(invalid[0]))};
-    out.sglang.raises = fmt::format("ValueError: Unsupported NIXL KV memory kind(s): [{}]", listed);
+    out.sglang.raises = render_delivered(MessageId::nixl_mem_kind_unsupported, {{"kinds", "[" + listed + "]"}});
     return out;
   }
   out.value = kinds;

@@ -1,5 +1,7 @@
 #include "wire/int_lists.hpp"
 
+#include "core/sglang_messages.hpp"
+
 #include <fmt/format.h>
 
 #include <limits>
@@ -91,7 +93,7 @@ Decoded<std::vector<std::vector<T>>> unpack_impl(ByteView frame, IntFormat forma
     result.issue = WireIssue{0, fmt::format("expected a 4-byte little-endian sub-list count (pack_int_lists header), "
                                             "got {}",
                                             plural(size, "byte", "bytes"))};
-    result.sglang.raises = "struct.error: unpack requires a buffer of 4 bytes";
+    result.sglang.raises = render_delivered(MessageId::wire_struct_unpack, {{"size", 4}});
     return result;
   }
   const std::uint64_t count = read_le32(frame, 0);
@@ -102,7 +104,7 @@ Decoded<std::vector<std::vector<T>>> unpack_impl(ByteView frame, IntFormat forma
     result.issue = WireIssue{
       0, fmt::format("expected a sub-list count of at most {} (a {}-byte frame holds no more lengths), got {}",
                      (size - 4) / 4, size, count)};
-    result.sglang.raises = fmt::format("struct.error: unpack requires a buffer of {} bytes", 4 * count);
+    result.sglang.raises = render_delivered(MessageId::wire_struct_unpack, {{"size", 4 * count}});
     return result;
   }
 
@@ -155,7 +157,7 @@ Decoded<std::vector<std::vector<T>>> unpack_impl(ByteView frame, IntFormat forma
         fmt::format("silently truncate sub-list {} to {} of its {} declared bytes", k, got, declared));
     }
     if (!raised && got % width != 0) {
-      result.sglang.raises = fmt::format("struct.error: unpack requires a buffer of {} bytes", got / width * width);
+      result.sglang.raises = render_delivered(MessageId::wire_struct_unpack, {{"size", got / width * width}});
       raised = true;
     }
     if (!raised) {

@@ -1,5 +1,7 @@
 #include "wire/msgpack.hpp"
 
+#include "core/sglang_messages.hpp"
+
 #include <fmt/format.h>
 
 #include <optional>
@@ -171,7 +173,7 @@ Decoded<DescListShape> decode_desc_list(ByteView frame)
   if (*outer > c.left()) {
     out.issue = WireIssue{0, fmt::format("expected at most {} descriptors in the bytes left, got a count of {}",
                                          c.left(), *outer)};
-    out.sglang.raises = "msgspec.DecodeError: Input data was truncated";
+    out.sglang.raises = render_delivered(MessageId::mori_descriptors_truncated, {});
     return out;
   }
   DescListShape shape;

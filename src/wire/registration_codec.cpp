@@ -1,5 +1,6 @@
 #include "wire/registration_codec.hpp"
 
+#include "core/sglang_messages.hpp"
 #include "util/error.hpp"
 #include "wire/int_lists.hpp"
 #include "wire/msgpack.hpp"
@@ -217,14 +218,12 @@ RegistrationDecode decode_registration(Backend backend, const Frames& frames, st
         reader.fail_wire(0, "guard", 0, fmt::format("expected the guard b'{}', got {}", guard, got),
                          backend == Backend::mori
                            ? "SGLang would drop the message with the warning 'Received malformed bootstrap message'"
-                           : fmt::format("SGLang would raise ValueError: First message should be b'{}'. Foreign "
-                                         "traffic?",
-                                         guard));
+                           : "SGLang would raise " + render_delivered(MessageId::nixl_guard, {{"guard", guard}}));
       } else {
         reader.fail_wire(0, "guard", std::nullopt,
                          backend == Backend::mori
                            ? "the message is dropped with the warning 'Received malformed bootstrap message'"
-                           : fmt::format("ValueError: First message should be b'{}'. Foreign traffic?", guard),
+                           : render_delivered(MessageId::nixl_guard, {{"guard", guard}}),
                          backend == Backend::mori ? "nothing is registered"
                                                   : "the NIXL listener logs it and stays up; nothing is registered");
       }

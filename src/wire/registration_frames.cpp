@@ -2,6 +2,7 @@
 // of a (backend, generation) (registration_table.hpp), the decoder in SGLang's
 // evaluation order, the encoder by frame index.
 
+#include "core/sglang_messages.hpp"
 #include "wire/field_codecs.hpp"
 #include "wire/msgpack.hpp"
 #include "wire/registration_backends.hpp"
@@ -244,7 +245,7 @@ void decode_row(FrameReader& reader, const FrameRow& row, Registration& r)
       lens = *v;
       if (v->size() != kv_ptrs) {
         const std::string error =
-          fmt::format("ValueError: dst_kv_item_lens length mismatch: got {}, expected {}", v->size(), kv_ptrs);
+          render_delivered(MessageId::nixl_item_lens_count, {{"got", v->size()}, {"expected", kv_ptrs}});
         if (reader.mode() == DecodeMode::strict) {
           reader.fail(row.index, row.field, 0,
                       fmt::format("expected {} item lens (one per KV pointer), got {}", kv_ptrs, v->size()),

@@ -1,5 +1,7 @@
 #include "wire/scalars.hpp"
 
+#include "core/sglang_messages.hpp"
+
 #include <fmt/format.h>
 
 #include <limits>
@@ -32,9 +34,8 @@ std::optional<std::size_t> first_non_ascii(ByteView frame)
 
 std::string unicode_error(ByteView frame, std::size_t at)
 {
-  return fmt::format("UnicodeDecodeError: 'ascii' codec can't decode byte {:#04x} in position {}: ordinal not in "
-                     "range(128)",
-                     frame[at], at);
+  return render_delivered(MessageId::wire_ascii_decode,
+                          {{"byte", fmt::format("{:#04x}", frame[at])}, {"position", at}});
 }
 
 // Accumulates decimal digits into an int64 with the given sign; false on overflow.
@@ -67,7 +68,7 @@ void python_int(ByteView frame, Decoded<std::int64_t>& out)
   while (end > begin && is_python_space(static_cast<unsigned char>(text[end - 1]))) {
     --end;
   }
-  const std::string invalid = "ValueError: invalid literal for int() with base 10: " + python_str_repr(text);
+  const std::string invalid = render_delivered(MessageId::wire_invalid_int, {{"literal", python_str_repr(text)}});
   std::size_t i = begin;
   bool negative = false;
   if (i < end && (text[i] == '+' || text[i] == '-')) {
@@ -200,7 +201,7 @@ Decoded<std::vector<std::uint64_t>> decode_native_array(ByteView frame, IntForma
   if (whole != frame.size()) {
     out.issue = WireIssue{whole, fmt::format("expected a native '{}' array ({} bytes per element), got {} left over",
                                              format_char(format), width, plural_bytes(frame.size() - whole))};
-    out.sglang.raises = fmt::format("struct.error: unpack requires a buffer of {} bytes", whole);
+    out.sglang.raises = render_delivered(MessageId::wire_struct_unpack, {{"size", whole}});
     return out;
   }
   std::vector<std::uint64_t> values;
@@ -230,7 +231,7 @@ Decoded<std::vector<std::int32_t>> decode_int32_array(ByteView frame)
   if (whole != frame.size()) {
     out.issue = WireIssue{whole, fmt::format("expected an int32 array (4 bytes per element), got {} left over",
                                              plural_bytes(frame.size() - whole))};
-    out.sglang.raises = "ValueError: buffer size must be a multiple of element size";
+    out.sglang.raises = render_delivered(MessageId::wire_int32_buffer, {});
     return out;
   }
   std::vector<std::int32_t> values;
