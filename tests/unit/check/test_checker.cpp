@@ -1,9 +1,10 @@
 // The checker end to end on sides built in memory: SGLang's exact runtime texts
-// for the seed failures, and the Simulation's verdict on plans that are known to
-// be right or wrong.
+// for the seed failures (rendered from the catalog with hand-computed values),
+// and the Simulation's verdict on plans that are known to be right or wrong.
 #include "check/checker.hpp"
 #include "io/side_file.hpp"
 
+#include "../../support/catalog_text.hpp"
 #include "../../support/checker_cases.hpp"
 
 #include <catch2/catch.hpp>
@@ -13,6 +14,7 @@
 using namespace pdcheck;
 
 using test::check_pair;
+using test::repeated;
 using test::side;
 using test::with_rule;
 
@@ -22,17 +24,12 @@ TEST_CASE("check::run_check: unified memory on the decode only reproduces the Mo
                             side(sglang::Role::decode, "--tp 1 --enable-unified-memory", "0.5.19"));
   const auto found = with_rule(r, "mooncake-layout-no-dims");
   REQUIRE(found.size() == 1);
-  std::string src = "[";
-  for (int i = 0; i < 36; ++i) {
-    src += "49152, ";
-  }
-  for (int i = 0; i < 36; ++i) {
-    src += i == 35 ? "2097152]" : "2097152, ";
-  }
+  // Qwen3-Next at TP 1: 36 conv entries of 49152 bytes, then 36 temporal entries
+  // of 2097152; the unified decode registers one envelope of 36 x (49152 + 2097152).
   CHECK(*found[0]->runtime_error ==
-        "RuntimeError: Mamba state layouts differ between prefill and decode (src item_lens=" + src +
-          ", dst item_lens=[77266944]) and no per-tensor dim metadata is available to reslice. With "
-          "--enable-unified-memory, prefill and decode must both enable it and use equal attention TP sizes.");
+        render_delivered(MessageId::mooncake_layout_no_dims,
+                         {{"src_item_lens", repeated(49152, 36, 2097152, 36)},
+                          {"dst_item_lens", std::vector<std::uint64_t>{36 * (49152 + 2097152)}}}));
   CHECK(found[0]->kind == FindingKind::transfer);
   CHECK(*found[0]->prefill_rank == 0);
   CHECK(*found[0]->decode_rank == 0);
@@ -46,9 +43,9 @@ TEST_CASE("check::run_check: Mori advice reproduces the single-state-index seed 
   const auto advice = with_rule(r, "scheduler-state-indices");
   REQUIRE(advice.size() == 1);
   CHECK(advice[0]->message ==
-        "mori with non-single state indices: batched (2 indices): RuntimeError: PD state transfer failed: mamba "
-        "requires single state index, got src=1, dst=2; empty (0 indices): component skipped silently, the state "
-        "never arrives");
+        "mori with non-single state indices: batched (2 indices): " +
+          render_delivered(MessageId::mori_single_state_index, {{"src", 1}, {"dst", 2}}) +
+          "; empty (0 indices): component skipped silently, the state never arrives");
   CHECK(r.passes(Severity::error));
 }
 
@@ -61,8 +58,7 @@ TEST_CASE("check::run_check: observed TransferInfo with two indices fails Mori v
   const auto r = check::run_check(in);
   const auto found = with_rule(r, "mori-single-state-index");
   REQUIRE(found.size() == 2);
-  CHECK(*found[0]->runtime_error ==
-        "RuntimeError: PD state transfer failed: mamba requires single state index, got src=1, dst=2");
+  CHECK(*found[0]->runtime_error == render_delivered(MessageId::mori_single_state_index, {{"src", 1}, {"dst", 2}}));
   in.transfer_infos = {{"capture.json", {0}, false}};
   CHECK(with_rule(check::run_check(in), "mori-empty-index-skipped").size() == 2);
 }
@@ -99,8 +95,9 @@ TEST_CASE("check::run_check: SSM dtype mismatch: slot-size error from v0.5.19, s
                                       "nemotron-nano-9b-v2"));
   const auto size = with_rule(strict, "mooncake-slot-size");
   REQUIRE(size.size() == 2);
-  CHECK(*size[0]->runtime_error == "RuntimeError: Prefill/Decode Mamba slot size mismatch (src=2621440, dst=1310720). "
-                                   "Configure matching persistent state layouts on both peers.");
+  // NemotronH Nano 9B v2 temporal at TP 2: 2621440 bytes in float32, half in bfloat16.
+  CHECK(*size[0]->runtime_error ==
+        render_delivered(MessageId::mooncake_slot_size, {{"src", 2621440}, {"dst", 1310720}}));
 
   const auto silent = check_pair(side(sglang::Role::prefill, "--tp 2", "0.5.15", "nemotron-nano-9b-v2"),
                                  side(sglang::Role::decode, "--tp 2", "0.5.15", "nemotron-nano-9b-v2",
@@ -118,13 +115,14 @@ TEST_CASE("check::run_check: bootstrap messages are SGLang's", "[check]")
                             side(sglang::Role::decode, "--tp 2 --page-size 16 --pp-size 2", "0.5.20"));
   REQUIRE(with_rule(r, "bootstrap-page-size").size() == 1);
   CHECK(*with_rule(r, "bootstrap-page-size")[0]->runtime_error ==
-        "RuntimeError: Page size mismatch: prefill server has page_size=64, but decode server has page_size=16. Both "
-        "servers must use the same --page-size value.");
+        render_delivered(MessageId::page_size_mismatch, {{"prefill_page_size", 64}, {"decode_page_size", 16}}));
+  REQUIRE(with_rule(r, "bootstrap-kv-cache-dtype").size() == 1);
   CHECK(*with_rule(r, "bootstrap-kv-cache-dtype")[0]->runtime_error ==
-        "RuntimeError: KV cache dtype mismatch: prefill server has kv_cache_dtype=fp8_e4m3, but decode server has "
-        "kv_cache_dtype=auto. Both servers must use the same --kv-cache-dtype value.");
+        render_delivered(MessageId::kv_cache_dtype_mismatch,
+                         {{"prefill_kv_cache_dtype", "fp8_e4m3"}, {"decode_kv_cache_dtype", "auto"}}));
+  REQUIRE(with_rule(r, "bootstrap-pp-size").size() == 1);
   CHECK(*with_rule(r, "bootstrap-pp-size")[0]->runtime_error ==
-        "AssertionError: ('Decode pp size (2) should be equal to prefill pp size (4) or 1',)");
+        render_delivered(MessageId::decode_pp_size, {{"decode_pp_size", 2}, {"prefill_pp_size", 4}}));
 }
 
 TEST_CASE("check::run_check: different models and backends are findings", "[check]")

@@ -1,6 +1,7 @@
 // Fidelity, round 2: cases hand-computed from SGLang's source, release by
 // release (pre-dims Mooncake, flat-era pairing, Mori's single-state_type checks,
-// bootstrap refusals that end a pair, releases pdcheck has no row for).
+// bootstrap refusals that end a pair, releases pdcheck has no row for). SGLang's
+// texts are rendered from the catalog with the hand-computed values.
 #include "check/checker.hpp"
 #include "io/side_file.hpp"
 #include "plan/plan.hpp"
@@ -59,11 +60,10 @@ TEST_CASE("pre-dims Mooncake: unequal attention TP on a non-MLA model kills the 
                             side(sglang::Role::decode, "--tp 1", "0.5.6"));
   const auto found = with_rule(r, "mooncake-unequal-tp-hybrid");
   REQUIRE(found.size() == 2);
-  CHECK(*found[0]->runtime_error ==
-        "RuntimeError: PD Disaggregation does NOT support PD different TP sizes for non-MLA hybrid models yet.");
+  CHECK(*found[0]->runtime_error == render_delivered(MessageId::mooncake_unequal_tp_hybrid, {}));
   CHECK(found[0]->evidence["surfaced_as"] ==
-        "RuntimeError: Transfer thread failed because of PD Disaggregation does NOT support PD different TP sizes for "
-        "non-MLA hybrid models yet.. Prefill instance with bootstrap_port=9100 is dead.");
+        render_delivered(MessageId::transfer_thread_failed,
+                         {{"error", render_message(MessageId::mooncake_unequal_tp_hybrid, {})}, {"bootstrap_port", 9100}}));
   CHECK(found[0]->where == "prefill: mooncake backend, transfer_worker");
   CHECK(with_rule(r, "silent-wrong-bytes").empty()); // nothing was sent to simulate
 }
@@ -74,7 +74,7 @@ TEST_CASE("pre-dims and flat Mooncake walk the decode's pointers", "[plan][fidel
   {
     const plan::PairPlan p = plan::build_pair_plan(pair_input("0.5.4", TransferBackend::mooncake, 36, 72));
     REQUIRE(p.error);
-    CHECK(p.error->rendered() == "IndexError: list index out of range");
+    CHECK(p.error->rendered() == render_delivered(MessageId::list_index, {}));
     CHECK(p.error->function == "_send_mamba_state");
   }
   SECTION("fewer decode entries: a partial copy, silently")
@@ -87,7 +87,7 @@ TEST_CASE("pre-dims and flat Mooncake walk the decode's pointers", "[plan][fidel
   {
     const plan::PairPlan p = plan::build_pair_plan(pair_input("0.5.15", TransferBackend::mooncake, 72, 36));
     REQUIRE(p.error);
-    CHECK(p.error->rendered() == "IndexError: list index out of range");
+    CHECK(p.error->rendered() == render_delivered(MessageId::list_index, {}));
   }
   SECTION("whole items land at dst_ptr + source item length * dst slot")
   {
@@ -107,7 +107,7 @@ TEST_CASE("flat Mooncake with a PP prefill and a pp-1 decode: IndexError in the 
                             side(sglang::Role::decode, "--tp 1", "0.5.10"));
   const auto found = with_rule(r, "layer-pairing");
   REQUIRE_FALSE(found.empty());
-  CHECK(*found[0]->runtime_error == "IndexError: list index out of range");
+  CHECK(*found[0]->runtime_error == render_delivered(MessageId::list_index, {}));
 }
 
 TEST_CASE("Mori with one state_type (v0.5.11): descriptor checks before the send", "[plan][fidelity]")
@@ -116,8 +116,8 @@ TEST_CASE("Mori with one state_type (v0.5.11): descriptor checks before the send
   {
     const plan::PairPlan p = plan::build_pair_plan(pair_input("0.5.11", TransferBackend::mori, 36, 72));
     REQUIRE(p.error);
-    CHECK(p.error->rendered() == "RuntimeError: PD state transfer failed: state descriptor count mismatch (local=36, "
-                                 "remote=72), likely PP configuration mismatch (state_type=mamba)");
+    CHECK(p.error->rendered() == render_delivered(MessageId::mori_descriptor_count,
+                                                  {{"local", 36}, {"remote", 72}, {"state_type", "mamba"}}));
     CHECK(p.error->rule == RuleId::mori_descriptor_count);
   }
   SECTION("the decode registered no state")
@@ -127,8 +127,9 @@ TEST_CASE("Mori with one state_type (v0.5.11): descriptor checks before the send
     in.decode_attn_tp_size = 1;
     const plan::PairPlan p = plan::build_pair_plan(in);
     REQUIRE(p.error);
-    CHECK(p.error->rendered() == "RuntimeError: PD state transfer failed: remote peer has no state descriptors "
-                                 "(state_type=mamba, prefill_tp_size=2, decode_tp_size=1)");
+    CHECK(p.error->rendered() ==
+          render_delivered(MessageId::mori_no_state_descriptors,
+                           {{"state_type", "mamba"}, {"prefill_tp_size", 2}, {"decode_tp_size", 1}}));
   }
   SECTION("from the per-component refactor, the component count is checked instead")
   {
@@ -136,8 +137,7 @@ TEST_CASE("Mori with one state_type (v0.5.11): descriptor checks before the send
     in.dst.num_components = 0;
     const plan::PairPlan p = plan::build_pair_plan(in);
     REQUIRE(p.error);
-    CHECK(p.error->rendered() ==
-          "RuntimeError: PD state transfer failed: state component count mismatch (local=1, remote=0)");
+    CHECK(p.error->rendered() == render_delivered(MessageId::mori_component_count, {{"local", 1}, {"remote", 0}}));
   }
 }
 
@@ -160,7 +160,7 @@ TEST_CASE("the unequal-TP performance warning is logged, not raised", "[check][f
   const auto found = with_rule(r, "bootstrap-tp-performance");
   REQUIRE(found.size() == 1);
   CHECK_FALSE(found[0]->runtime_error);
-  CHECK(*found[0]->logged_warning == "Performance is NOT guaranteed when using different TP sizes for non-MLA models. ");
+  CHECK(*found[0]->logged_warning == render_delivered(MessageId::tp_performance, {}));
 }
 
 TEST_CASE("resolve_profile: releases pdcheck has no row for", "[sglang][fidelity]")
@@ -232,8 +232,11 @@ TEST_CASE("launch arguments SGLang's argparse rejects stop the side at launch", 
                               side(sglang::Role::decode, "--tp 2", "0.5.20"));
     const auto found = with_rule(r, "startup-argparse");
     REQUIRE(found.size() == 1);
-    CHECK(*found[0]->runtime_error == "error: ambiguous option: --pp could match --pp-size, --pp-max-micro-batch-size, "
-                                      "--pp-async-batch-depth");
+    // argparse lists the flags --pp abbreviates, in the parser's order.
+    CHECK(*found[0]->runtime_error ==
+          render_delivered(MessageId::argparse_ambiguous,
+                           {{"option", "--pp"},
+                            {"candidates", "--pp-size, --pp-max-micro-batch-size, --pp-async-batch-depth"}}));
     CHECK(found[0]->side == "prefill");
     CHECK(r.pairs.empty());
   }
@@ -243,7 +246,8 @@ TEST_CASE("launch arguments SGLang's argparse rejects stop the side at launch", 
                               side(sglang::Role::decode, "--tp 2 --mamba-ssm-dtpe bfloat16", "0.5.20"));
     const auto found = with_rule(r, "startup-argparse");
     REQUIRE(found.size() == 1);
-    CHECK(*found[0]->runtime_error == "error: unrecognized arguments: --mamba-ssm-dtpe bfloat16");
+    CHECK(*found[0]->runtime_error ==
+          render_delivered(MessageId::argparse_unrecognized, {{"words", "--mamba-ssm-dtpe bfloat16"}}));
     CHECK(found[0]->message.find("did you mean --mamba-ssm-dtype?") != std::string::npos);
   }
   SECTION("the seed failure spelt with an abbreviation is still found")
@@ -258,7 +262,8 @@ TEST_CASE("launch arguments SGLang's argparse rejects stop the side at launch", 
                               side(sglang::Role::decode, "--tp 1 --enable-unified-memory", "0.5.17"));
     const auto found = with_rule(r, "startup-argparse");
     REQUIRE(found.size() == 1);
-    CHECK(*found[0]->runtime_error == "error: unrecognized arguments: --enable-unified-memory");
+    CHECK(*found[0]->runtime_error ==
+          render_delivered(MessageId::argparse_unrecognized, {{"words", "--enable-unified-memory"}}));
   }
 }
 
@@ -305,8 +310,9 @@ TEST_CASE("a decode whose release moves no state: SGLang starts both, and the pr
     CHECK(loss[0]->kind == FindingKind::silent_corruption);
     const auto found = with_rule(r, "mori-descriptor-count");
     REQUIRE(found.size() == 2);
-    CHECK(*found[0]->runtime_error == "RuntimeError: PD state transfer failed: remote peer has no state descriptors "
-                                      "(state_type=mamba, prefill_tp_size=2, decode_tp_size=2)");
+    CHECK(*found[0]->runtime_error ==
+          render_delivered(MessageId::mori_no_state_descriptors,
+                           {{"state_type", "mamba"}, {"prefill_tp_size", 2}, {"decode_tp_size", 2}}));
   }
   SECTION("Mooncake pre-dims prefill, a decode before any state transfer: nothing is written")
   {

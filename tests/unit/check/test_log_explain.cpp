@@ -1,9 +1,11 @@
 // `pdcheck explain LOG`: the matcher on inline logs (exact SGLang texts, the
 // values it extracts, the causes it derives from the numbers), and the CLI on
-// every bundled example log in examples/logs/.
+// every bundled example log in examples/logs/. The inline log lines are built
+// from the catalog with hand-chosen values, as SGLang would print them.
 #include "check/log_explain.hpp"
 #include "report/log_render.hpp"
 
+#include "../../support/catalog_text.hpp"
 #include "../../support/run_pdcheck.hpp"
 
 #include <catch2/catch.hpp>
@@ -18,26 +20,21 @@
 
 using namespace pdcheck;
 using check::explain_log_text;
+using test::message_head;
+using test::repeated;
 
 namespace {
 
-std::string repeat(const std::string& value, int n)
+using Lens = std::vector<std::uint64_t>;
+
+/// str(e) of the Mooncake "layouts differ ... no per-tensor dim metadata" error.
+std::string m9(const Lens& src, const Lens& dst)
 {
-  std::string out;
-  for (int i = 0; i < n; ++i) {
-    out += (i ? ", " : "") + value;
-  }
-  return out;
+  return render_message(MessageId::mooncake_layout_no_dims, {{"src_item_lens", src}, {"dst_item_lens", dst}});
 }
 
-std::string m9(const std::string& src, const std::string& dst)
-{
-  return "Mamba state layouts differ between prefill and decode (src item_lens=[" + src + "], dst item_lens=[" + dst +
-         "]) and no per-tensor dim metadata is available to reslice. With --enable-unified-memory, prefill and "
-         "decode must both enable it and use equal attention TP sizes.";
-}
-
-const std::string k_src = repeat("49152", 36) + ", " + repeat("2097152", 36);
+/// Qwen3-Next at attention TP 1: 36 conv entries of 49152 bytes, then 36 temporal of 2097152.
+const Lens k_src = repeated(49152, 36, 2097152, 36);
 
 using Run = test::CliRun;
 
@@ -50,15 +47,18 @@ Run run_cli(const std::string& args)
 
 TEST_CASE("explain: one entry against many is unified memory on one side", "[explain]")
 {
-  const std::string log = "[2025-11-03 09:15:12 TP0] RuntimeError: " + m9(k_src, "77266944") + "\n";
+  const std::string log = "[2025-11-03 09:15:12 TP0] " +
+                          render_delivered(MessageId::mooncake_layout_no_dims,
+                                           {{"src_item_lens", k_src}, {"dst_item_lens", Lens{77266944}}}) +
+                          "\n";
   const auto e = explain_log_text(log, "p.log");
   REQUIRE(e.matches.size() == 1);
   const auto& m = e.matches[0];
   CHECK(m.file == "p.log");
   CHECK(m.line == 1);
   CHECK(m.rule == "mooncake-layout-no-dims");
-  CHECK(m.runtime_error == "Mamba state layouts differ between prefill and decode (src item_lens=[" + k_src +
-                             "], dst item_lens=[77266944]) and no per-tensor dim metadata is available to reslice.");
+  CHECK(m.runtime_error ==
+        message_head(MessageId::mooncake_layout_no_dims, {{"src_item_lens", k_src}, {"dst_item_lens", Lens{77266944}}}));
   CHECK(m.values["src_item_lens"].size() == 72);
   CHECK(m.values["dst_item_lens"] == nlohmann::ordered_json::array({77266944}));
   CHECK(m.causes == std::vector<std::string>{"unified_memory_one_side"});
@@ -72,9 +72,11 @@ TEST_CASE("explain: one entry against many is unified memory on one side", "[exp
 
 TEST_CASE("explain: every conv and temporal entry 2x with equal layer count is attention TP ratio 2", "[explain]")
 {
-  const std::string dst = repeat("24576", 36) + ", " + repeat("1048576", 36);
-  const std::string log = "x KVTransferError(bootstrap_room=61): Transfer thread failed because of " + m9(k_src, dst) +
-                          ". Prefill instance with bootstrap_port=8998 is dead.\n";
+  const Lens dst = repeated(24576, 36, 1048576, 36);
+  const std::string thread = render_message(MessageId::transfer_thread_failed,
+                                            {{"error", m9(k_src, dst)}, {"bootstrap_port", 8998}});
+  const std::string log =
+    "x " + render_message(MessageId::kv_transfer_error, {{"bootstrap_room", 61}, {"reason", thread}}) + "\n";
   const auto e = explain_log_text(log, "d.log");
   REQUIRE(e.matches.size() == 1);
   const auto& m = e.matches[0];
@@ -89,8 +91,10 @@ TEST_CASE("explain: every conv and temporal entry 2x with equal layer count is a
 
 TEST_CASE("explain: temporal entries 2x with conv equal is an SSM dtype mismatch", "[explain]")
 {
-  const std::string dst = repeat("49152", 36) + ", " + repeat("1048576", 36);
-  const auto e = explain_log_text("RuntimeError: " + m9(k_src, dst) + "\n", "p.log");
+  const Lens dst = repeated(49152, 36, 1048576, 36);
+  const auto e = explain_log_text(
+    render_delivered(MessageId::mooncake_layout_no_dims, {{"src_item_lens", k_src}, {"dst_item_lens", dst}}) + "\n",
+    "p.log");
   REQUIRE(e.matches.size() == 1);
   CHECK(e.matches[0].causes == std::vector<std::string>{"ssm_dtype_mismatch", "missing_dim_metadata"});
   CHECK(e.matches[0].analysis["temporal_ratio"] == "2");
@@ -100,17 +104,17 @@ TEST_CASE("explain: temporal entries 2x with conv equal is an SSM dtype mismatch
 TEST_CASE("explain: conv entries differing alone is a conv dtype mismatch; both differing is TP plus dtype",
           "[explain]")
 {
-  const std::string conv_only = repeat("24576", 36) + ", " + repeat("2097152", 36);
+  const Lens conv_only = repeated(24576, 36, 2097152, 36);
   CHECK(explain_log_text(m9(k_src, conv_only), "l").matches.at(0).causes ==
         std::vector<std::string>{"conv_dtype_mismatch", "missing_dim_metadata"});
-  const std::string both = repeat("24576", 36) + ", " + repeat("524288", 36);
+  const Lens both = repeated(24576, 36, 524288, 36);
   CHECK(explain_log_text(m9(k_src, both), "l").matches.at(0).causes ==
         std::vector<std::string>{"attn_tp_mismatch", "ssm_dtype_mismatch", "missing_dim_metadata"});
 }
 
 TEST_CASE("explain: a divisor entry count is a pipeline mismatch", "[explain]")
 {
-  const std::string half = repeat("49152", 18) + ", " + repeat("2097152", 18);
+  const Lens half = repeated(49152, 18, 2097152, 18);
   const auto m = explain_log_text(m9(half, k_src), "l").matches.at(0);
   CHECK(m.causes == std::vector<std::string>{"pp_mismatch", "missing_dim_metadata"});
   CHECK(m.analysis["entry_ratio"] == 2);
@@ -118,22 +122,23 @@ TEST_CASE("explain: a divisor entry count is a pipeline mismatch", "[explain]")
 
 TEST_CASE("explain: slot size mismatch factor 2 is an SSM dtype mismatch", "[explain]")
 {
-  const auto e = explain_log_text("RuntimeError: Prefill/Decode Mamba slot size mismatch (src=2097152, dst=1048576). "
-                                  "Configure matching persistent state layouts on both peers.\n",
-                                  "l");
+  const auto e = explain_log_text(
+    render_delivered(MessageId::mooncake_slot_size, {{"src", 2097152}, {"dst", 1048576}}) + "\n", "l");
   REQUIRE(e.matches.size() == 1);
   CHECK(e.matches[0].rule == "mooncake-slot-size");
-  CHECK(e.matches[0].runtime_error == "Prefill/Decode Mamba slot size mismatch (src=2097152, dst=1048576).");
+  CHECK(e.matches[0].runtime_error == message_head(MessageId::mooncake_slot_size, {{"src", 2097152}, {"dst", 1048576}}));
   CHECK(e.matches[0].values == nlohmann::ordered_json{{"src", 2097152}, {"dst", 1048576}});
   CHECK(e.matches[0].causes == std::vector<std::string>{"ssm_dtype_mismatch"});
 }
 
 TEST_CASE("explain: Mori batched state indices inside the submission wrapper", "[explain]")
 {
-  const auto e = explain_log_text(
-    "E Transfer submission failed: PD state transfer failed: mamba requires single state index, got src=1, dst=2\n"
-    "E Transfer submission failed: PD state transfer failed: mamba requires single state index, got src=1, dst=2\n",
-    "m.log");
+  const std::string line =
+    "E " +
+    render_message(MessageId::transfer_submission_failed,
+                   {{"error", render_message(MessageId::mori_single_state_index, {{"src", 1}, {"dst", 2}})}}) +
+    "\n";
+  const auto e = explain_log_text(line + line, "m.log");
   REQUIRE(e.matches.size() == 1);
   CHECK(e.matches[0].rule == "mori-single-state-index");
   CHECK(e.matches[0].count == 2);
@@ -144,11 +149,10 @@ TEST_CASE("explain: Mori batched state indices inside the submission wrapper", "
 TEST_CASE("explain: bootstrap texts give page size, kv dtype and pp causes with both values", "[explain]")
 {
   const auto e = explain_log_text(
-    "RuntimeError: Page size mismatch: prefill server has page_size=64, but decode server has page_size=1. Both "
-    "servers must use the same --page-size value.\n"
-    "RuntimeError: KV cache dtype mismatch: prefill server has kv_cache_dtype=fp8_e4m3, but decode server has "
-    "kv_cache_dtype=auto. Both servers must use the same --kv-cache-dtype value.\n"
-    "AssertionError: ('Decode pp size (2) should be equal to prefill pp size (4) or 1',)\n",
+    render_delivered(MessageId::page_size_mismatch, {{"prefill_page_size", 64}, {"decode_page_size", 1}}) + "\n" +
+      render_delivered(MessageId::kv_cache_dtype_mismatch,
+                       {{"prefill_kv_cache_dtype", "fp8_e4m3"}, {"decode_kv_cache_dtype", "auto"}}) +
+      "\n" + render_delivered(MessageId::decode_pp_size, {{"decode_pp_size", 2}, {"prefill_pp_size", 4}}) + "\n",
     "b.log");
   REQUIRE(e.matches.size() == 3);
   CHECK(e.matches[0].rule == "bootstrap-page-size");
@@ -164,11 +168,13 @@ TEST_CASE("explain: bootstrap texts give page size, kv dtype and pp causes with 
 
 TEST_CASE("explain: generic Python errors count only inside a disaggregation traceback or a wrapper", "[explain]")
 {
-  CHECK(explain_log_text("IndexError: list index out of range\n", "l").matches.empty());
+  const std::string index_error = render_delivered(MessageId::list_index, {}) + "\n";
+  CHECK(explain_log_text(index_error, "l").matches.empty());
+  // The traceback frame as Python prints it for the Mooncake send.
   const auto e = explain_log_text("  File \"/sglang/srt/disaggregation/mooncake/conn.py\", line 655, in "
                                   "_send_mamba_state\n"
-                                  "    dst_index = int(dst_state_indices[0])\n"
-                                  "IndexError: list index out of range\n",
+                                  "    dst_index = int(dst_state_indices[0])\n" +
+                                    index_error,
                                   "l");
   REQUIRE(e.matches.size() == 1);
   CHECK(e.matches[0].rule == "state-index-empty");
@@ -181,8 +187,8 @@ TEST_CASE("explain: JSON lines are matched on their decoded message and tracebac
 {
   nlohmann::json line = {{"level", "ERROR"},
                          {"message", "Exception in transfer worker"},
-                         {"exc_info", "Traceback (most recent call last):\nRuntimeError: Mamba should have single "
-                                      "state index"}};
+                         {"exc_info", "Traceback (most recent call last):\n" +
+                                        render_delivered(MessageId::single_state_index, {})}};
   const auto e = explain_log_text("{\"level\": \"INFO\", \"message\": \"ok\"}\n" + line.dump() + "\n", "j.jsonl");
   REQUIRE(e.matches.size() == 1);
   CHECK(e.matches[0].line == 2);
@@ -197,8 +203,12 @@ TEST_CASE("explain: unknown PD-looking errors are listed, not dropped; ordinary 
     "[TP0] Decode batch. #running-req: 8, error_count=0\n"
     "[TP0] RuntimeError: Mooncake transfer engine failed to register decode buffer (errno 12)\n"
     "[TP0] RuntimeError: Mooncake transfer engine failed to register decode buffer (errno 12)\n"
-    "[TP0] KVTransferError(bootstrap_room=7): Transfer thread failed because of something new. Prefill instance "
-    "with bootstrap_port=1 is dead.\n"
+    "[TP0] " +
+      render_message(MessageId::kv_transfer_error,
+                     {{"bootstrap_room", 7},
+                      {"reason", render_message(MessageId::transfer_thread_failed,
+                                                {{"error", "something new"}, {"bootstrap_port", 1}})}}) +
+      "\n"
     "ValueError: could not convert string to float: 'abc'\n",
     "u.log");
   CHECK(e.matches.empty());
@@ -213,8 +223,7 @@ TEST_CASE("explain: unknown PD-looking errors are listed, not dropped; ordinary 
 
 TEST_CASE("explain: the performance warning alone is a note, not a failure", "[explain]")
 {
-  const auto e = explain_log_text("Performance is NOT guaranteed when using different TP sizes for non-MLA models. \n",
-                                  "l");
+  const auto e = explain_log_text(render_delivered(MessageId::tp_performance, {}) + "\n", "l");
   REQUIRE(e.matches.size() == 1);
   CHECK(e.matches[0].severity == "info");
   CHECK_FALSE(e.failures_found());
@@ -224,7 +233,7 @@ TEST_CASE("explain: chunked feeding counts lines across chunks", "[explain]")
 {
   check::LogScanner s("c.log");
   s.feed("a\nb\n");
-  s.feed("c\nRuntimeError: Both PD peers must enable unified memory\n");
+  s.feed("c\n" + render_delivered(MessageId::unified_peers_must_enable, {}) + "\n");
   check::LogExplanation out;
   s.finish(out);
   REQUIRE(out.matches.size() == 1);
@@ -234,30 +243,32 @@ TEST_CASE("explain: chunked feeding counts lines across chunks", "[explain]")
 
 TEST_CASE("explain: values extracted from the extra-state and DCP texts", "[explain]")
 {
-  const auto mori = explain_log_text("Transfer submission failed: PD state transfer does not support TP-mismatched "
-                                     "non-MLA SWA models (prefill_tp_size=4, decode_tp_size=2)\n",
-                                     "p.log");
+  const auto mori = explain_log_text(
+    render_message(MessageId::transfer_submission_failed,
+                   {{"error", render_message(MessageId::mori_swa_unequal_tp,
+                                             {{"prefill_attn_tp_size", 4}, {"decode_attn_tp_size", 2}})}}) +
+      "\n",
+    "p.log");
   REQUIRE(mori.matches.size() == 1);
   CHECK(mori.matches[0].values.dump() == R"({"prefill_attn_tp_size":4,"decode_attn_tp_size":2})");
   CHECK(mori.matches[0].explanation ==
         "Mori cannot move sliding-window state between prefill attention TP 4 and decode TP 2 on a non-MLA model.");
-  const auto dcp = explain_log_text("RuntimeError: NixlKVManager does not yet implement DCP-aware KV transfer, but "
-                                    "engine is configured with dcp_size=4. PD disaggregation under DCP requires ...\n",
-                                    "d.log");
+  const auto dcp = explain_log_text(
+    render_delivered(MessageId::dcp_not_implemented, {{"manager", "NixlKVManager"}, {"dcp_size", 4}}) + "\n", "d.log");
   REQUIRE(dcp.matches.size() == 1);
   CHECK(dcp.matches[0].causes == std::vector<std::string>{"dcp_backend_unsupported"});
   CHECK(dcp.matches[0].explanation == "NixlKVManager has no DCP-aware transfer path but the server runs --dcp-size 4: "
                                       "it refuses to start rather than corrupt the transferred KV cache.");
-  const auto pp = explain_log_text("RuntimeError: PD disagg: PP>1 not supported for MiniMax sparse index yet.\n", "p");
+  const auto pp =
+    explain_log_text(render_delivered(MessageId::minimax_pp, {{"what", "sparse index"}}) + "\n", "p");
   REQUIRE(pp.matches.size() == 1);
   CHECK(pp.matches[0].causes == std::vector<std::string>{"pipeline_parallel_unsupported"});
 }
 
 TEST_CASE("explain: the JSON document has matches and unrecognised with the documented fields", "[explain]")
 {
-  const auto j = report::log_explanation_to_json(explain_log_text("RuntimeError: Both PD peers must enable unified "
-                                                                 "memory\n",
-                                                                 "x.log"));
+  const auto j = report::log_explanation_to_json(
+    explain_log_text(render_delivered(MessageId::unified_peers_must_enable, {}) + "\n", "x.log"));
   REQUIRE(j["matches"].size() == 1);
   for (const char* key : {"file", "line", "rule", "runtime_error", "values", "causes", "explanation", "fix"}) {
     CHECK(j["matches"][0].contains(key));
