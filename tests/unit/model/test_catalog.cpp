@@ -25,9 +25,10 @@ ModelSpec catalog_spec(std::string_view name)
                            std::string(entry->name));
 }
 
-// The per-slot byte sizes of sglang-state-layout.md §3.1 (conv bf16, temporal
+// The per-slot byte sizes of SGLang's Mamba2StateShape.create
+// (python/sglang/srt/configs/mamba_utils.py at 02e208de; conv bf16, temporal
 // fp32), computed here independently of model/layout so that the catalog's
-// numbers are checked against the doc's §6 tables directly.
+// numbers are checked against SGLang's formulas directly.
 std::int64_t mamba2_conv_item(const ModelSpec& m, std::int64_t tp)
 {
   const std::int64_t groups = m.n_groups % tp == 0 ? m.n_groups : tp;
@@ -93,7 +94,7 @@ TEST_CASE("model::catalog_revision: is a date")
   CHECK(revision[7] == '-');
 }
 
-TEST_CASE("model::catalog: Qwen3-Next-80B-A3B matches the doc's 36 GDN layers")
+TEST_CASE("model::catalog: Qwen3-Next-80B-A3B has 36 GDN layers of 48")
 {
   const ModelSpec spec = catalog_spec("qwen3-next-80b-a3b");
   CHECK(spec.architecture == "Qwen3NextForCausalLM");
@@ -119,7 +120,7 @@ TEST_CASE("model::catalog: Qwen3-Next-80B-A3B matches the doc's 36 GDN layers")
   CHECK(spec.num_key_value_heads == 2);
 }
 
-TEST_CASE("model::catalog: Qwen3.5 entries match the doc")
+TEST_CASE("model::catalog: Qwen3.5 entries: state layers, float32 SSM and slot sizes")
 {
   const ModelSpec moe = catalog_spec("qwen3.5-35b-a3b");
   CHECK(moe.architecture == "Qwen3_5MoeForConditionalGeneration");
@@ -140,7 +141,7 @@ TEST_CASE("model::catalog: Qwen3.5 entries match the doc")
   CHECK(mamba2_temporal_item(dense, 8) == 393216);
 }
 
-TEST_CASE("model::catalog: Nemotron-H-8B has the doc's 24 Mamba layers")
+TEST_CASE("model::catalog: Nemotron-H-8B has 24 Mamba layers of 52")
 {
   const ModelSpec spec = catalog_spec("nemotron-h-8b");
   CHECK(spec.architecture == "NemotronHForCausalLM");
@@ -234,7 +235,7 @@ TEST_CASE("model::catalog: Kimi-Linear-48B-A3B has 20 KDA layers")
   CHECK(spec.kda_num_heads * spec.kda_head_dim * spec.kda_head_dim * 4 == 2097152);
 }
 
-TEST_CASE("model::catalog: LFM2-2.6B has the doc's 22 conv layers")
+TEST_CASE("model::catalog: LFM2-2.6B has 22 conv layers of 30")
 {
   const ModelSpec spec = catalog_spec("lfm2-2.6b");
   CHECK(spec.family == StateFamily::short_conv);

@@ -1,6 +1,9 @@
-// Layout numbers hand-computed in ../shared/reference/sglang-state-layout.md §6
-// (conv bf16, temporal fp32 unless stated), checked for every catalog
-// architecture at attention TP 1, 2, 4 and 8.
+// Layout numbers hand-computed from SGLang's state shapes
+// (python/sglang/srt/configs/mamba_utils.py Mamba2StateShape.create and
+// KimiLinearStateShape.create at 02e208de; registration order and dims from
+// mem_cache/memory_pool.py at v0.5.20, see docs/sglang-decisions.md) with conv
+// bf16, temporal fp32 unless stated, checked for every catalog architecture at
+// attention TP 1, 2, 4 and 8.
 #include "model/catalog.hpp"
 #include "model/layout.hpp"
 #include "core/profile.hpp"
@@ -351,7 +354,8 @@ TEST_CASE("model::compute_layout: a bad SGLANG_PP_LAYER_PARTITION stops every ra
   const Layout l = compute_layout(in);
   REQUIRE(l.findings.size() == 1);
   CHECK(l.findings[0].rule == "startup-pp-layers");
-  CHECK(*l.findings[0].runtime_error == "ValueError: sum(partitions)=40 does not match num_hidden_layers=48.");
+  CHECK(*l.findings[0].runtime_error ==
+        render_delivered(MessageId::pp_partition_sum, {{"sum", 20 + 20}, {"num_hidden_layers", 48}}));
   CHECK(l.ranks.empty());
 }
 

@@ -1,5 +1,6 @@
 // Limits the prefill backends put on state components other than Mamba, and the
-// DCP startup/topology rules, with SGLang's exact texts.
+// DCP startup/topology rules, with SGLang's exact texts (rendered from the
+// catalog with the expected values).
 #include "check/checker.hpp"
 #include "io/side_file.hpp"
 #include "plan/extra_state.hpp"
@@ -22,6 +23,12 @@ std::string error_of(TransferBackend backend, ExtraStateType type, int p_tp, int
   in.mla = mla;
   const auto e = plan::extra_state_error(in);
   return e ? e->rendered() + " [" + std::string(rule_id(e->rule)) + "]" : "";
+}
+
+/// What error_of gives for catalog row `id` with `args`, under `rule`.
+std::string expected(MessageId id, MessageArgs args, RuleId rule)
+{
+  return render_delivered(id, args) + " [" + std::string(rule_id(rule)) + "]";
 }
 
 sglang::Side side(sglang::Role role, const std::string& args, std::vector<ExtraStateType> extra = {})
@@ -58,47 +65,48 @@ TEST_CASE("extra state: state type names round-trip and unknown ones are refused
 
 TEST_CASE("extra state: Mooncake refuses page-indexed state across unequal TP unless MLA", "[plan][extra-state]")
 {
+  // SGLang names the state type by its StateType member name.
   CHECK(error_of(TransferBackend::mooncake, ExtraStateType::swa, 4, 2) ==
-        "RuntimeError: PD Disaggregation does NOT support PD different TP sizes for non-MLA SWA hybrid models yet. "
-        "[extra-state-unequal-tp]");
+        expected(MessageId::extra_state_unequal_tp, {{"state_type", "SWA"}}, RuleId::extra_state_unequal_tp));
   CHECK(error_of(TransferBackend::mooncake, ExtraStateType::c128_state, 1, 2) ==
-        "RuntimeError: PD Disaggregation does NOT support PD different TP sizes for non-MLA C128_STATE hybrid models "
-        "yet. [extra-state-unequal-tp]");
+        expected(MessageId::extra_state_unequal_tp, {{"state_type", "C128_STATE"}}, RuleId::extra_state_unequal_tp));
   CHECK(error_of(TransferBackend::mooncake, ExtraStateType::dsa, 4, 2, 1, true).empty());
   CHECK(error_of(TransferBackend::mooncake, ExtraStateType::swa, 2, 2).empty());
 }
 
 TEST_CASE("extra state: MiniMax checks PP before TP", "[plan][extra-state]")
 {
+  // Mooncake words both MiniMax components "state"; Mori and NIXL say "sparse index".
   CHECK(error_of(TransferBackend::mooncake, ExtraStateType::minimax_dense_kv, 4, 2, 2) ==
-        "RuntimeError: PD disagg: PP>1 not supported for MiniMax state yet. [extra-state-minimax]");
+        expected(MessageId::minimax_pp, {{"what", "state"}}, RuleId::extra_state_minimax));
   CHECK(error_of(TransferBackend::mooncake, ExtraStateType::minimax_index_k, 4, 2) ==
-        "RuntimeError: PD disagg: heterogeneous TP not supported for MiniMax state yet. [extra-state-minimax]");
+        expected(MessageId::minimax_tp, {{"what", "state"}}, RuleId::extra_state_minimax));
   CHECK(error_of(TransferBackend::mori, ExtraStateType::minimax_index_k, 2, 2, 2) ==
-        "RuntimeError: PD disagg: PP>1 not supported for MiniMax sparse index yet. [extra-state-minimax]");
+        expected(MessageId::minimax_pp, {{"what", "sparse index"}}, RuleId::extra_state_minimax));
   CHECK(error_of(TransferBackend::nixl, ExtraStateType::minimax_index_k, 2, 4) ==
-        "RuntimeError: PD disagg: heterogeneous TP not supported for MiniMax sparse index yet. [extra-state-minimax]");
+        expected(MessageId::minimax_tp, {{"what", "sparse index"}}, RuleId::extra_state_minimax));
   CHECK(error_of(TransferBackend::mooncake, ExtraStateType::minimax_index_k, 2, 2).empty());
 }
 
 TEST_CASE("extra state: Mori checks TP for SWA only and does not know MiniMax dense KV", "[plan][extra-state]")
 {
   CHECK(error_of(TransferBackend::mori, ExtraStateType::swa, 4, 2) ==
-        "RuntimeError: PD state transfer does not support TP-mismatched non-MLA SWA models (prefill_tp_size=4, "
-        "decode_tp_size=2) [extra-state-unequal-tp]");
+        expected(MessageId::mori_swa_unequal_tp, {{"prefill_attn_tp_size", 4}, {"decode_attn_tp_size", 2}},
+                 RuleId::extra_state_unequal_tp));
   CHECK(error_of(TransferBackend::mori, ExtraStateType::dsa, 4, 2).empty());
+  // Mori prints the state type's value (lower case).
   CHECK(error_of(TransferBackend::mori, ExtraStateType::minimax_dense_kv, 2, 2) ==
-        "RuntimeError: PD state transfer failed: unknown state_type=minimax_dense_kv [extra-state-unsupported]");
+        expected(MessageId::unknown_state_type, {{"state_type", "minimax_dense_kv"}}, RuleId::extra_state_unsupported));
 }
 
 TEST_CASE("extra state: NIXL refuses a state type it has no path for", "[plan][extra-state]")
 {
+  // NIXL prints the enum member itself (str(StateType.X)).
   CHECK(error_of(TransferBackend::nixl, ExtraStateType::minimax_dense_kv, 2, 2) ==
-        "RuntimeError: PD Disaggregation via NIXL does NOT support StateType.MINIMAX_DENSE_KV hybrid models yet. "
-        "[extra-state-unsupported]");
+        expected(MessageId::nixl_state_type_unsupported, {{"state_type", "StateType.MINIMAX_DENSE_KV"}},
+                 RuleId::extra_state_unsupported));
   CHECK(error_of(TransferBackend::nixl, ExtraStateType::swa_ring, 2, 1) ==
-        "RuntimeError: PD Disaggregation does NOT support PD different TP sizes for non-MLA SWA_RING hybrid models "
-        "yet. [extra-state-unequal-tp]");
+        expected(MessageId::extra_state_unequal_tp, {{"state_type", "SWA_RING"}}, RuleId::extra_state_unequal_tp));
 }
 
 TEST_CASE("check::run_check: an SWA component fails every pair at unequal TP after Mamba passes", "[check][extra-state]")
@@ -109,8 +117,7 @@ TEST_CASE("check::run_check: an SWA component fails every pair at unequal TP aft
   const auto r = check::run_check(in);
   const auto found = findings_with(r, "extra-state-unequal-tp");
   REQUIRE(found.size() == 4); // every prefill rank writes to one of the two decode ranks
-  CHECK(*found[0].runtime_error ==
-        "RuntimeError: PD Disaggregation does NOT support PD different TP sizes for non-MLA SWA hybrid models yet.");
+  CHECK(*found[0].runtime_error == render_delivered(MessageId::extra_state_unequal_tp, {{"state_type", "SWA"}}));
   CHECK(found[0].where == "prefill: mooncake backend, maybe_send_extra");
   CHECK(r.simulated_decode_ranks == 0); // a failing transfer is not simulated
 
@@ -130,10 +137,7 @@ TEST_CASE("check::run_check: --dcp-size with Mori is refused at startup with SGL
   REQUIRE(found.size() == 1);
   CHECK(found[0].side == "decode");
   CHECK(*found[0].runtime_error ==
-        "RuntimeError: MoriKVManager does not yet implement DCP-aware KV transfer, but engine is configured with "
-        "dcp_size=2. PD disaggregation under DCP requires the transfer layer to remap logical token loc -> per-rank "
-        "physical offset; running without that remap would silently corrupt the transferred KV cache. Use "
-        "--dcp-size 1 on the disaggregated engine, or pick a backend that has been adapted for DCP.");
+        render_delivered(MessageId::dcp_not_implemented, {{"manager", "MoriKVManager"}, {"dcp_size", 2}}));
   CHECK(found[0].where == "decode startup: CommonKVManager._check_dcp_compat (disaggregation/common/conn.py)");
 }
 

@@ -1,9 +1,13 @@
-// SGLang's slice arithmetic, checked against the worked examples of
-// sglang-pd-wire-and-checks.md §5.6 and the error texts of §4.4.
+// SGLang's slice arithmetic (python/sglang/srt/disaggregation/utils.py:
+// compute_mamba_state_slice_blocks, compute_mamba_state_slice_byte_blocks,
+// should_send_replicated_state and build_transfer_entry_pairs at 6d8ea7e3, see
+// docs/sglang-decisions.md), on hand-computed Qwen3-Next examples; the error
+// texts are the catalog's rows rendered with the expected values.
 #include "plan/sglang_utils.hpp"
 
 #include <catch2/catch.hpp>
 
+using namespace pdcheck;
 using namespace pdcheck::plan;
 
 namespace {
@@ -67,22 +71,24 @@ TEST_CASE("plan::mamba_slice_byte_blocks: KDA conv repeats the blocks for each w
 
 TEST_CASE("plan::mamba_slice_byte_blocks: replication metadata errors", "[plan]")
 {
-  CHECK(error_of(mamba_slice_byte_blocks(100, 100, 0, 4, 1, 2, 0, 0, 1, {}, true)).message ==
-        "Mamba state replication metadata differs between prefill and decode");
-  CHECK(error_of(mamba_slice_byte_blocks(100, 200, 0, 0, 1, 2, 0, 0, 1, {}, true)).message ==
-        "Replicated Mamba state item lengths differ between prefill and decode: 100 != 200");
+  const SglangError metadata = error_of(mamba_slice_byte_blocks(100, 100, 0, 4, 1, 2, 0, 0, 1, {}, true));
+  CHECK(metadata.rendered() == render_delivered(MessageId::replication_metadata, {}));
+  CHECK(metadata.function == "compute_mamba_state_slice_byte_blocks");
+  CHECK(metadata.rule == RuleId::state_slice);
+  CHECK(error_of(mamba_slice_byte_blocks(100, 200, 0, 0, 1, 2, 0, 0, 1, {}, true)).rendered() ==
+        render_delivered(MessageId::replicated_item_lens, {{"src_item_len", 100}, {"dst_item_len", 200}}));
   CHECK(blocks(mamba_slice_byte_blocks(100, 100, 0, 0, 2, 1, 1, 0, 1, {}, true)).empty());
   CHECK(blocks(mamba_slice_byte_blocks(100, 100, 0, 0, 2, 1, 0, 0, 1, {}, true)) == std::vector<ByteBlock>{{0, 0, 100}});
 }
 
 TEST_CASE("plan::should_send_replicated_state: S1-S3", "[plan]")
 {
-  CHECK(error_of(should_send_replicated_state(0, 2, 0)).message ==
-        "Attention TP sizes must be positive for replicated-state transfer");
-  CHECK(error_of(should_send_replicated_state(3, 2, 0)).message ==
-        "One attention TP size must divide the other for replicated-state transfer: src=3, dst=2");
-  CHECK(error_of(should_send_replicated_state(2, 1, 2)).message ==
-        "Source attention TP rank is out of range for replicated-state transfer: rank=2, size=2");
+  CHECK(error_of(should_send_replicated_state(0, 2, 0)).rendered() ==
+        render_delivered(MessageId::replicated_tp_positive, {}));
+  CHECK(error_of(should_send_replicated_state(3, 2, 0)).rendered() ==
+        render_delivered(MessageId::replicated_tp_divide, {{"src_attn_tp_size", 3}, {"dst_attn_tp_size", 2}}));
+  CHECK(error_of(should_send_replicated_state(2, 1, 2)).rendered() ==
+        render_delivered(MessageId::replicated_rank_range, {{"rank", 2}, {"size", 2}}));
   CHECK(std::get<bool>(should_send_replicated_state(4, 2, 2)));
   CHECK_FALSE(std::get<bool>(should_send_replicated_state(4, 2, 1)));
 }
@@ -96,14 +102,17 @@ TEST_CASE("plan::build_transfer_entry_pairs: pairs by layer id, consuming repeat
 
 TEST_CASE("plan::build_transfer_entry_pairs: B1-B4 messages", "[plan]")
 {
-  CHECK(error_of(build_transfer_entry_pairs({1}, {}, 1, 1, false)).message ==
-        "Layer metadata must be provided by both PD peers or neither");
-  CHECK(error_of(build_transfer_entry_pairs({1, 2}, {1}, 2, 2, false)).message ==
-        "Layer metadata length must match transfer entries: src metadata=2 entries=2, dst metadata=1 entries=2");
-  CHECK(error_of(build_transfer_entry_pairs({7}, {1}, 1, 1, false)).message ==
-        "Decode peer is missing a transfer entry for model layer 7");
-  CHECK(error_of(build_transfer_entry_pairs({}, {}, 4, 2, true)).message ==
-        "PP-heterogeneous transfer requires layer ids on both peers; got src=4 dst=2 entries");
+  CHECK(error_of(build_transfer_entry_pairs({1}, {}, 1, 1, false)).rendered() ==
+        render_delivered(MessageId::layer_ids_one_side, {}));
+  CHECK(error_of(build_transfer_entry_pairs({1, 2}, {1}, 2, 2, false)).rendered() ==
+        render_delivered(MessageId::layer_metadata_length,
+                         {{"src_metadata", 2}, {"src_entries", 2}, {"dst_metadata", 1}, {"dst_entries", 2}}));
+  const SglangError missing = error_of(build_transfer_entry_pairs({7}, {1}, 1, 1, false));
+  CHECK(missing.rendered() == render_delivered(MessageId::missing_layer, {{"layer_id", 7}}));
+  CHECK(missing.function == "build_transfer_entry_pairs");
+  CHECK(missing.rule == RuleId::layer_pairing);
+  CHECK(error_of(build_transfer_entry_pairs({}, {}, 4, 2, true)).rendered() ==
+        render_delivered(MessageId::pp_heterogeneous, {{"src_entries", 4}, {"dst_entries", 2}}));
   // With the positional fallback (pp 1), ids on one side only are dropped.
   CHECK(std::get<EntryPairs>(build_transfer_entry_pairs({1, 2}, {}, 2, 2, true)) == EntryPairs{{0, 0}, {1, 1}});
   CHECK(std::get<EntryPairs>(build_transfer_entry_pairs({}, {}, 0, 0, false)).empty());
