@@ -21,12 +21,12 @@ _pdcheck()
     --decode-capture) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --plan) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --format) COMPREPLY=($(compgen -W 'text json sarif junit github' -- "$cur")); return ;;
-    --output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-    --sarif-root) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
     --fail-on) COMPREPLY=($(compgen -W 'error warning info' -- "$cur")); return ;;
+    --output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --sarif-root) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     esac
-    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--help --help -h --prefill-args --decode-args --model --prefill-sglang --decode-sglang --prefill-env --decode-env --transfer-info --decode-capture --plan --format --output --sarif-root --color --fail-on' -- "$cur")); return; fi
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--help --help -h --prefill-args --decode-args --model --prefill-sglang --decode-sglang --prefill-env --decode-env --transfer-info --decode-capture --plan --format --color --fail-on --output --sarif-root' -- "$cur")); return; fi
     COMPREPLY=($(compgen -f -- "$cur"))
     ;;
   bootstrap)

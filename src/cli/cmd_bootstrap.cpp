@@ -4,21 +4,17 @@
 #include "cli/options.hpp"
 #include "io/bootstrap_client.hpp"
 #include "io/side_file.hpp"
-#include "report/check_render.hpp"
+#include "report/bootstrap_render.hpp"
 #include "util/error.hpp"
 
 #include <fmt/format.h>
 
 #include <cmath>
 #include <ostream>
-#include <unistd.h>
 
 namespace pdcheck::cli {
 
 namespace {
-
-/// Text output lists this many rank endpoints; JSON lists all.
-constexpr std::size_t k_endpoints_shown = 32;
 
 struct BootstrapCommandOptions
 {
@@ -26,23 +22,8 @@ struct BootstrapCommandOptions
   std::string decode_file;
   std::string prefill_sglang;
   double timeout_s = 30.0;
-  std::string format = "text";
-  std::string color = "auto";
-  std::string fail_on = "error";
+  ReportOptions report;
 };
-
-Severity parse_severity(const std::string& s)
-{
-  return s == "warning" ? Severity::warning : s == "info" ? Severity::info : Severity::error;
-}
-
-std::string value_text(const nlohmann::ordered_json& v)
-{
-  if (v.is_null()) {
-    return "none";
-  }
-  return v.is_string() ? v.get<std::string>() : v.dump();
-}
 
 /// The prefill SGLang: --prefill-sglang, else the decode side's (the usual
 /// deployment runs one SGLang build on both sides).
@@ -58,80 +39,23 @@ std::pair<Profile, std::string> prefill_profile(const BootstrapCommandOptions& o
                                                    fmt::join(profile_names(), ", ")));
 }
 
-std::string server_text(const io::BootstrapFetch& fetch, const check::PrefillFromServer& from)
+report::BootstrapServer server_report(const io::BootstrapFetch& fetch)
 {
-  const check::PrefillServerInfo& info = fetch.info;
-  std::string out = fmt::format("server   {} · GET /health {} · server info of the {} generation ({} keys)\n",
-                                fetch.url.text, fetch.health_answer, check::info_generation_name(info.generation),
-                                info.keys.size());
-  std::vector<std::string> reported;
-  for (const check::PrefillFact& f : from.facts) {
-    if (f.source == check::FactSource::server) {
-      reported.push_back(f.why.empty() ? fmt::format("{} {}", f.name, value_text(f.value))
-                                       : fmt::format("{} {} ({})", f.name, value_text(f.value), f.why));
-    }
-  }
-  out += fmt::format("  from the server: {}\n", fmt::join(reported, ", "));
-  for (const check::PrefillFact& f : from.facts) {
-    if (f.source != check::FactSource::server) {
-      out += fmt::format("  {}: {} {} ({})\n", check::fact_source_name(f.source), f.name, value_text(f.value), f.why);
-    }
-  }
-  out += fmt::format("  endpoints: {} prefill rank(s){}\n", fetch.endpoints.size(),
-                     fetch.missing_ranks.empty() ? ""
-                                                 : fmt::format(", {} never registered", fetch.missing_ranks.size()));
-  for (std::size_t i = 0; i < fetch.endpoints.size() && i < k_endpoints_shown; ++i) {
-    const check::RankEndpoint& e = fetch.endpoints[i];
-    const bool ipv6 = e.ip.find(':') != std::string::npos;
-    out += fmt::format("    {}  {}:{}\n", check::rank_label(e.rank), ipv6 ? "[" + e.ip + "]" : e.ip, e.port);
-  }
-  if (fetch.endpoints.size() > k_endpoints_shown) {
-    out += fmt::format("    … {} more (--format json lists every one)\n", fetch.endpoints.size() - k_endpoints_shown);
-  }
-  for (const std::string& note : fetch.notes) {
-    out += "  note: " + note + "\n";
-  }
-  return out + "\n";
+  report::BootstrapServer s;
+  s.url = fetch.url.text;
+  s.health = std::string(io::health_state_name(fetch.health));
+  s.health_answer = fetch.health_answer;
+  s.info_target = fetch.info_target;
+  s.info = fetch.info;
+  s.endpoints = fetch.endpoints;
+  s.missing_ranks = fetch.missing_ranks;
+  s.notes = fetch.notes;
+  s.requests = fetch.requests;
+  s.not_ready_answers = fetch.not_ready_answers;
+  return s;
 }
 
-nlohmann::ordered_json server_json(const io::BootstrapFetch& fetch, const check::PrefillFromServer& from)
-{
-  nlohmann::ordered_json j;
-  j["url"] = fetch.url.text;
-  j["health"] = io::health_state_name(fetch.health);
-  j["health_answer"] = fetch.health_answer;
-  j["generation"] = check::info_generation_name(fetch.info.generation);
-  j["info_request"] = "GET " + fetch.info_target;
-  j["info"] = fetch.info.raw;
-  j["unknown_keys"] = fetch.info.unknown_keys;
-  auto facts = nlohmann::ordered_json::array();
-  for (const check::PrefillFact& f : from.facts) {
-    facts.push_back({{"name", f.name}, {"value", f.value}, {"source", check::fact_source_name(f.source)}, {"why", f.why}});
-  }
-  j["facts"] = std::move(facts);
-  auto endpoints = nlohmann::ordered_json::array();
-  for (const check::RankEndpoint& e : fetch.endpoints) {
-    endpoints.push_back({{"dp", e.rank.dp},
-                         {"cp", e.rank.cp},
-                         {"tp", e.rank.tp},
-                         {"pp", e.rank.pp},
-                         {"rank_ip", e.ip},
-                         {"rank_port", e.port},
-                         {"extra", e.extra}});
-  }
-  j["endpoints"] = std::move(endpoints);
-  auto missing = nlohmann::ordered_json::array();
-  for (const auto& [rank, answer] : fetch.missing_ranks) {
-    missing.push_back({{"dp", rank.dp}, {"cp", rank.cp}, {"tp", rank.tp}, {"pp", rank.pp}, {"answer", answer}});
-  }
-  j["missing_ranks"] = std::move(missing);
-  j["notes"] = fetch.notes;
-  j["requests"] = fetch.requests;
-  j["not_ready_answers"] = fetch.not_ready_answers;
-  return j;
-}
-
-int run_bootstrap_command(const BootstrapCommandOptions& o, CommandContext& ctx)
+Verdict run_bootstrap_command(const BootstrapCommandOptions& o, CommandContext& ctx)
 {
   // Every input problem (exit 2) is found before the first byte goes out.
   const check::BootstrapUrl url = check::parse_bootstrap_url(o.url);
@@ -153,22 +77,18 @@ int run_bootstrap_command(const BootstrapCommandOptions& o, CommandContext& ctx)
   for (Finding& f : check::missing_rank_findings(fetch.missing_ranks, url.text)) {
     result.findings.push_back(std::move(f));
   }
-  const Severity fail_on = parse_severity(o.fail_on);
+  const Severity fail_on = o.report.fail_on_severity();
 
-  if (o.format == "json") {
-    nlohmann::ordered_json j;
-    j["schema_version"] = 1;
-    j["verdict"] = report::verdict(result, fail_on);
-    j["server"] = server_json(fetch, from);
-    j["check"] = report::check_to_json(in, result, fail_on);
-    *ctx.out << j.dump(2) << "\n";
+  const report::BootstrapServer server = server_report(fetch);
+  if (o.report.format == "json") {
+    *ctx.out << report::bootstrap_to_json(server, from, in, result, fail_on).dump(2) << "\n";
   } else {
     report::RenderOptions ro;
     ro.fail_on = fail_on;
-    ro.color = o.color == "always" || (o.color == "auto" && std::getenv("NO_COLOR") == nullptr && isatty(1) == 1);
-    *ctx.out << server_text(fetch, from) << report::check_to_text(in, result, ro);
+    ro.color = o.report.use_color();
+    *ctx.out << report::bootstrap_to_text(server, from, in, result, ro);
   }
-  return result.passes(fail_on) ? exit_code::ok : exit_code::findings;
+  return result.passes(fail_on) ? Verdict::ok : Verdict::findings;
 }
 
 } // namespace
@@ -185,11 +105,11 @@ void install_bootstrap(CLI::App& app, CommandContext& ctx)
   cmd->add_option("--timeout", o->timeout_s, "Seconds to wait in all for the server to answer and be fully registered")
     ->check(CLI::Range(0.001, 86400.0))
     ->capture_default_str();
-  add_format_option(cmd, o->format);
-  cmd->add_option("--color", o->color, "Colour: auto, always, never")->check(CLI::IsMember({"auto", "always", "never"}));
-  cmd->add_option("--fail-on", o->fail_on, "Lowest severity that fails the check: error, warning, info")
-    ->check(CLI::IsMember({"error", "warning", "info"}));
-  cmd->callback([o, &ctx] { ctx.exit_status = run_bootstrap_command(*o, ctx); });
+  ReportFlags flags;
+  flags.color = true;
+  flags.fail_on = true;
+  add_report_options(cmd, o->report, flags);
+  cmd->callback([o, &ctx] { ctx.verdict = run_bootstrap_command(*o, ctx); });
 }
 
 } // namespace pdcheck::cli

@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <ostream>
-#include <unistd.h>
 
 namespace pdcheck::cli {
 
@@ -30,19 +29,12 @@ struct CheckOptions
   std::vector<std::string> prefill_env;
   std::vector<std::string> decode_env;
   std::string plan;
-  std::string format = "text";
-  std::string color = "auto";
-  std::string fail_on = "error";
+  ReportOptions report;
   std::vector<std::string> transfer_infos;  ///< --transfer-info CAPTURE
   std::vector<std::string> decode_captures; ///< --decode-capture FILE|DIR
   std::vector<std::string> outputs; ///< --output FORMAT=PATH
   std::string sarif_root;           ///< --sarif-root
 };
-
-Severity parse_severity(const std::string& s)
-{
-  return s == "warning" ? Severity::warning : s == "info" ? Severity::info : Severity::error;
-}
 
 std::pair<int, int> parse_pair(const std::string& text)
 {
@@ -186,18 +178,19 @@ check::CheckInput gather_inputs(const CheckOptions& o)
   return in;
 }
 
-int run_check_command(const CheckOptions& o, CommandContext& ctx)
+Verdict run_check_command(const CheckOptions& o, CommandContext& ctx)
 {
   const check::CheckInput in = gather_inputs(o);
   const check::CheckResult result = check::run_check(in);
-  const Severity fail_on = parse_severity(o.fail_on);
+  const Severity fail_on = o.report.fail_on_severity();
+  const std::string& format = o.report.format;
 
   if (!o.plan.empty()) {
     const auto [p, d] = parse_pair(o.plan);
     for (const auto& pair : result.pairs) {
       if (pair.prefill_rank == p && pair.decode_rank == d) {
-        *ctx.out << (o.format == "json" ? report::plan_to_json(pair).dump(2) + "\n" : report::plan_to_text(pair));
-        return exit_code::ok;
+        *ctx.out << (format == "json" ? report::plan_to_json(pair).dump(2) + "\n" : report::plan_to_text(pair));
+        return Verdict::ok;
       }
     }
     throw InputError("--plan", fmt::format("prefill rank {} does not send state to decode rank {} in this pairing "
@@ -206,17 +199,17 @@ int run_check_command(const CheckOptions& o, CommandContext& ctx)
   }
 
   write_check_outputs(o.outputs, in, result, fail_on, o.sarif_root, *ctx.out);
-  if (is_ci_format(o.format)) {
-    *ctx.out << render_check_report(o.format, in, result, fail_on, o.sarif_root);
-  } else if (o.format == "json") {
+  if (is_ci_format(format)) {
+    *ctx.out << render_check_report(format, in, result, fail_on, o.sarif_root);
+  } else if (format == "json") {
     *ctx.out << report::check_to_json(in, result, fail_on).dump(2) << "\n";
   } else {
     report::RenderOptions ro;
     ro.fail_on = fail_on;
-    ro.color = o.color == "always" || (o.color == "auto" && std::getenv("NO_COLOR") == nullptr && isatty(1) == 1);
+    ro.color = o.report.use_color();
     *ctx.out << report::check_to_text(in, result, ro);
   }
-  return result.passes(fail_on) ? exit_code::ok : exit_code::findings;
+  return result.passes(fail_on) ? Verdict::ok : Verdict::findings;
 }
 
 } // namespace
@@ -239,16 +232,17 @@ void install_check(CLI::App& app, CommandContext& ctx)
   cmd->add_option("--decode-capture", o->decode_captures,
                   "Captured decode registration(s), file or directory, standing in for the decode side (repeatable)");
   cmd->add_option("--plan", o->plan, "Print the copy plan of one pair, PREFILL_RANK:DECODE_RANK");
-  cmd->add_option("--format", o->format, "Output format: text, json, sarif, junit, github")
-    ->check(CLI::IsMember(check_formats()));
+  ReportFlags flags;
+  flags.formats = check_formats();
+  flags.format_help = "Output format: text, json, sarif, junit, github";
+  flags.color = true;
+  flags.fail_on = true;
+  add_report_options(cmd, o->report, flags);
   cmd->add_option("--output", o->outputs, "Also write a report, FORMAT=PATH (repeatable; PATH - is standard output)")
     ->check(output_request_validator())
     ->allow_extra_args(false); // one FORMAT=PATH per --output: side files may follow
   cmd->add_option("--sarif-root", o->sarif_root, "Directory SARIF and GitHub paths are relative to (default: current directory)");
-  cmd->add_option("--color", o->color, "Colour: auto, always, never")->check(CLI::IsMember({"auto", "always", "never"}));
-  cmd->add_option("--fail-on", o->fail_on, "Lowest severity that fails the check: error, warning, info")
-    ->check(CLI::IsMember({"error", "warning", "info"}));
-  cmd->callback([o, &ctx] { ctx.exit_status = run_check_command(*o, ctx); });
+  cmd->callback([o, &ctx] { ctx.verdict = run_check_command(*o, ctx); });
 }
 
 } // namespace pdcheck::cli

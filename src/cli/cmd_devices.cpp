@@ -1,6 +1,7 @@
 #include "cli/command.hpp"
 #include "cli/options.hpp"
 #include "probe/rdma.hpp"
+#include "report/devices_render.hpp"
 
 #include <ostream>
 
@@ -8,19 +9,19 @@ namespace pdcheck::cli {
 
 void install_devices(CLI::App& app, CommandContext& ctx)
 {
-  auto format = std::make_shared<std::string>("text");
+  auto options = std::make_shared<ReportOptions>();
   CLI::App* cmd = app.add_subcommand("devices", "List RDMA devices and ports: state, MTU, speed, GID table and the GID "
                                                 "pdcheck would use");
-  add_format_option(cmd, *format);
-  cmd->callback([format, &ctx] {
+  add_report_options(cmd, *options);
+  cmd->callback([options, &ctx] {
     // Throws CannotRun (exit 3) naming ENOSYS or an empty device list.
-    const auto devices = probe::list_rdma_devices();
-    if (*format == "json") {
-      *ctx.out << probe::devices_to_json(devices).dump(2) << "\n";
+    const auto devices = probe::device_rows(probe::list_rdma_devices());
+    if (options->format == "json") {
+      *ctx.out << report::devices_to_json(devices).dump(2) << "\n";
     } else {
-      *ctx.out << probe::devices_to_text(devices);
+      *ctx.out << report::devices_to_text(devices);
     }
-    ctx.exit_status = exit_code::ok;
+    ctx.verdict = Verdict::ok;
   });
 }
 

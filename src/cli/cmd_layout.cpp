@@ -24,7 +24,7 @@ struct LayoutOptions
   std::string ssm_dtype;
   bool unified = false;
   std::vector<std::string> env;
-  std::string format = "text";
+  ReportOptions report;
 };
 
 /// The flag form (`--model M --tp N ...`) is turned into launch-argument words so
@@ -42,7 +42,7 @@ std::string args_from_flags(const LayoutOptions& o)
   return words;
 }
 
-int run_layout(const LayoutOptions& o, CommandContext& ctx)
+Verdict run_layout(const LayoutOptions& o, CommandContext& ctx)
 {
   sglang::Side side;
   if (!o.side_file.empty()) {
@@ -58,12 +58,12 @@ int run_layout(const LayoutOptions& o, CommandContext& ctx)
     side = side_from_command_line(args_from_flags(o), o.model, o.sglang, o.env, "--args");
   }
   const model::Layout layout = model::compute_layout(sglang::layout_input(side));
-  if (o.format == "json") {
+  if (o.report.format == "json") {
     *ctx.out << report::layout_to_json(side, layout).dump(2) << "\n";
   } else {
     *ctx.out << report::layout_to_text(side, layout);
   }
-  return layout.servable() ? exit_code::ok : exit_code::findings;
+  return layout.servable() ? Verdict::ok : Verdict::findings;
 }
 
 } // namespace
@@ -83,8 +83,8 @@ void install_layout(CLI::App& app, CommandContext& ctx)
   cmd->add_option("--mamba-ssm-dtype", opts->ssm_dtype, "float32, bfloat16 or float16");
   cmd->add_flag("--enable-unified-memory", opts->unified, "Unified memory pool (one envelope per slot)");
   cmd->add_option("--env", opts->env, "Environment for SGLang, KEY=VALUE (repeatable)");
-  add_format_option(cmd, opts->format);
-  cmd->callback([opts, &ctx] { ctx.exit_status = run_layout(*opts, ctx); });
+  add_report_options(cmd, opts->report);
+  cmd->callback([opts, &ctx] { ctx.verdict = run_layout(*opts, ctx); });
 }
 
 } // namespace pdcheck::cli

@@ -1,11 +1,13 @@
 #include "cli/command.hpp"
 #include "cli/options.hpp"
+#include "cli/run.hpp"
 #include "io/side_file.hpp"
 #include "probe/gpu_memory.hpp"
 #include "probe/oob.hpp"
 #include "probe/probe_session.hpp"
 #include "probe/rdma.hpp"
 #include "probe/tcp_transport.hpp"
+#include "report/probe_render.hpp"
 #include "util/error.hpp"
 
 #include <fmt/format.h>
@@ -39,7 +41,7 @@ struct ProbeCliOptions
   double timeout = 30;
   int bad_state_indices = -1;
   int slots = 4;
-  std::string format = "text";
+  ReportOptions report;
 };
 
 /// --transport auto: RDMA when a device is present, else TCP (said in the report).
@@ -135,22 +137,22 @@ probe::ProbeOptions session_options(const ProbeCliOptions& o)
   return p;
 }
 
-int finish(const probe::ProbeReport& report, const ProbeCliOptions& o, const std::string& kind, const std::string& note,
-           CommandContext& ctx)
+Verdict finish(const probe::ProbeReport& run, const ProbeCliOptions& o, const std::string& kind,
+               const std::string& note, CommandContext& ctx)
 {
-  probe::ProbeReport r = report;
+  report::ProbeResult r = probe::probe_result(run);
   if (r.transport.empty()) {
     r.transport = kind; // the transport could not even be opened
   }
   if (!note.empty()) {
     r.notes.insert(r.notes.begin(), note);
   }
-  if (o.format == "json") {
-    *ctx.out << probe::probe_to_json(r).dump(2) << "\n";
+  if (o.report.format == "json") {
+    *ctx.out << report::probe_to_json(r, exit_status_for(run.verdict)).dump(2) << "\n";
   } else {
-    *ctx.out << probe::probe_to_text(r);
+    *ctx.out << report::probe_to_text(r);
   }
-  return r.exit_code;
+  return run.verdict;
 }
 
 void add_common(CLI::App* cmd, ProbeCliOptions& o)
@@ -171,7 +173,7 @@ void add_common(CLI::App* cmd, ProbeCliOptions& o)
                   "send 0 or 2 state indices per Mamba component instead of 1")
     ->check(CLI::IsMember({0, 2}));
   cmd->add_option("--slots", o.slots, "slots per state buffer (default 4; slot 0 is never used)")->check(CLI::Range(2, 1024));
-  add_format_option(cmd, o.format);
+  add_report_options(cmd, o.report);
 }
 
 } // namespace
@@ -194,7 +196,7 @@ void install_probe(CLI::App& app, CommandContext& ctx)
     probe::ProbeOptions po = session_options(*o);
     po.progress = progress_line(*ctx.err, "verified");
     const std::string kind = resolve_transport(*o, note);
-    ctx.exit_status = finish(probe::serve(decode, hp, po, factory_for(*o, kind)), *o, kind, note, ctx);
+    ctx.verdict = finish(probe::serve(decode, hp, po, factory_for(*o, kind)), *o, kind, note, ctx);
   });
 
   CLI::App* send = probe_cmd->add_subcommand("send", "Prefill end: connect, fill, execute the plan");
@@ -208,7 +210,7 @@ void install_probe(CLI::App& app, CommandContext& ctx)
     probe::ProbeOptions po = session_options(*o);
     po.progress = progress_line(*ctx.err, "written");
     const std::string kind = resolve_transport(*o, note);
-    ctx.exit_status = finish(probe::send(prefill, hp, po, factory_for(*o, kind)), *o, kind, note, ctx);
+    ctx.verdict = finish(probe::send(prefill, hp, po, factory_for(*o, kind)), *o, kind, note, ctx);
   });
 
   CLI::App* loop = probe_cmd->add_subcommand("loopback", "Both ends in one process over 127.0.0.1");
@@ -222,7 +224,7 @@ void install_probe(CLI::App& app, CommandContext& ctx)
     probe::ProbeOptions po = session_options(*o);
     po.progress = progress_line(*ctx.err, "verified");
     const std::string kind = resolve_transport(*o, note);
-    ctx.exit_status = finish(probe::loopback(prefill, decode, po, factory_for(*o, kind)), *o, kind, note, ctx);
+    ctx.verdict = finish(probe::loopback(prefill, decode, po, factory_for(*o, kind)), *o, kind, note, ctx);
   });
 }
 

@@ -47,11 +47,12 @@ nlohmann::ordered_json profile_json(const Profile& p)
 
 void install_profiles(CLI::App& app, CommandContext& ctx)
 {
-  auto format = std::make_shared<std::string>("text");
+  auto options = std::make_shared<ReportOptions>();
   CLI::App* cmd = app.add_subcommand("profiles", "List SGLang profiles and which release maps to which");
-  add_format_option(cmd, *format);
-  cmd->callback([format, &ctx] {
-    if (*format == "json") {
+  add_report_options(cmd, *options);
+  cmd->callback([options, &ctx] {
+    ctx.verdict = Verdict::ok;
+    if (options->format == "json") {
       auto list = nlohmann::ordered_json::array();
       for (const auto& p : profiles()) {
         list.push_back(profile_json(p));

@@ -63,11 +63,12 @@ void note_cut_lines(const std::string& name, const io::LogReadSummary& read, Com
 
 void install_rules(CLI::App& app, CommandContext& ctx)
 {
-  auto format = std::make_shared<std::string>("text");
+  auto options = std::make_shared<ReportOptions>();
   CLI::App* cmd = app.add_subcommand("rules", "List every rule id with its kind, severity and title");
-  add_format_option(cmd, *format);
-  cmd->callback([format, &ctx] {
-    if (*format == "json") {
+  add_report_options(cmd, *options);
+  cmd->callback([options, &ctx] {
+    ctx.verdict = Verdict::ok;
+    if (options->format == "json") {
       auto list = nlohmann::ordered_json::array();
       for (const Rule& r : rules()) {
         list.push_back({{"id", r.id},
@@ -90,15 +91,17 @@ void install_rules(CLI::App& app, CommandContext& ctx)
 void install_explain(CLI::App& app, CommandContext& ctx)
 {
   auto targets = std::make_shared<std::vector<std::string>>();
-  auto format = std::make_shared<std::string>("text");
+  auto options = std::make_shared<ReportOptions>();
   CLI::App* cmd = app.add_subcommand("explain", "Explain a rule id, or the PD failures in SGLang server logs");
   cmd->add_option("target", *targets, "A rule id (see `pdcheck rules`), or SGLang log files ('-' for standard input)")
     ->required();
-  add_format_option(cmd, *format);
-  cmd->callback([targets, format, &ctx] {
+  add_report_options(cmd, *options);
+  cmd->callback([targets, options, &ctx] {
+    const std::string& format = options->format;
     // One known rule id: the rule's long text (the original behaviour).
     if (targets->size() == 1 && find_rule(targets->front()) != nullptr) {
-      explain_rule(*find_rule(targets->front()), *format, ctx);
+      explain_rule(*find_rule(targets->front()), format, ctx);
+      ctx.verdict = Verdict::ok;
       return;
     }
     for (const std::string& t : *targets) {
@@ -123,9 +126,9 @@ void install_explain(CLI::App& app, CommandContext& ctx)
       scanner.finish(result);
       note_cut_lines(name, read, ctx);
     }
-    *ctx.out << (*format == "json" ? report::log_explanation_to_json(result).dump(2) + "\n"
-                                   : report::log_explanation_to_text(result));
-    ctx.exit_status = result.failures_found() ? exit_code::findings : exit_code::ok;
+    *ctx.out << (format == "json" ? report::log_explanation_to_json(result).dump(2) + "\n"
+                                  : report::log_explanation_to_text(result));
+    ctx.verdict = result.failures_found() ? Verdict::findings : Verdict::ok;
   });
 }
 

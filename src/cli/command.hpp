@@ -1,17 +1,24 @@
 #pragma once
 
+#include "util/error.hpp"
+
 #include <CLI/CLI.hpp>
 
 #include <iosfwd>
+#include <optional>
 
 namespace pdcheck::cli {
 
-/// Shared by every subcommand: where to print and the exit status it decided.
+/// Shared by every subcommand: where to print and the verdict it reached.
+/// Subcommands never pick exit numbers; run.cpp maps the verdict.
 struct CommandContext
 {
   std::ostream* out = nullptr;
   std::ostream* err = nullptr;
-  int exit_status = 0;
+  Verdict verdict = Verdict::ok;
+  /// Transitional, for decode, encode and capture only (see exit_code in
+  /// util/error.hpp): a number they set, which wins over `verdict`.
+  std::optional<int> exit_status;
 };
 
 /// Each subcommand lives in its own cmd_<name>.cpp and installs itself here.

@@ -3,11 +3,49 @@
 #include "io/side_file.hpp"
 #include "util/error.hpp"
 
+#include <cstdlib>
+#include <unistd.h>
+
 namespace pdcheck::cli {
+
+namespace {
+
+CLI::Option* format_option(CLI::App* cmd, std::string& format, const ReportFlags& flags)
+{
+  return cmd->add_option("--format", format, flags.format_help)->check(CLI::IsMember(flags.formats));
+}
+
+} // namespace
+
+Severity ReportOptions::fail_on_severity() const
+{
+  return fail_on == "warning" ? Severity::warning : fail_on == "info" ? Severity::info : Severity::error;
+}
+
+bool ReportOptions::use_color() const
+{
+  return color == "always" || (color == "auto" && std::getenv("NO_COLOR") == nullptr && isatty(STDOUT_FILENO) == 1);
+}
+
+void add_report_options(CLI::App* cmd, ReportOptions& options, const ReportFlags& flags)
+{
+  CLI::Option* format = format_option(cmd, options.format, flags);
+  if (flags.show_default_format) {
+    format->capture_default_str();
+  }
+  if (flags.color) {
+    cmd->add_option("--color", options.color, "Colour: auto, always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  }
+  if (flags.fail_on) {
+    cmd->add_option("--fail-on", options.fail_on, "Lowest severity that fails the check: error, warning, info")
+      ->check(CLI::IsMember({"error", "warning", "info"}));
+  }
+}
 
 void add_format_option(CLI::App* cmd, std::string& format)
 {
-  cmd->add_option("--format", format, "Output format")->check(CLI::IsMember({"text", "json"}));
+  format_option(cmd, format, ReportFlags{});
 }
 
 std::map<std::string, std::string> parse_env_assignments(const std::vector<std::string>& words)

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/finding.hpp"
 #include "sglang/side.hpp"
 
 #include <CLI/CLI.hpp>
@@ -10,7 +11,36 @@
 
 namespace pdcheck::cli {
 
-/// `--format text|json`, shared by every command that prints a report.
+/// How a command prints its report: `--format`, and for commands whose verdict
+/// is a set of findings `--color` and `--fail-on`. One struct for every command,
+/// installed by add_report_options, so that the flags mean the same everywhere.
+struct ReportOptions
+{
+  std::string format = "text";
+  std::string color = "auto";
+  std::string fail_on = "error";
+
+  /// --fail-on as a severity.
+  Severity fail_on_severity() const;
+  /// --color always; or auto, NO_COLOR unset and standard output a terminal.
+  bool use_color() const;
+};
+
+/// Which of the report options a command takes.
+struct ReportFlags
+{
+  std::vector<std::string> formats = {"text", "json"};
+  std::string format_help = "Output format";
+  bool show_default_format = false; ///< `[text]` in --help (models)
+  bool color = false;
+  bool fail_on = false;
+};
+
+/// Installs --format (then --color and --fail-on, when `flags` asks) on `cmd`.
+void add_report_options(CLI::App* cmd, ReportOptions& options, const ReportFlags& flags = {});
+
+/// Transitional `--format text|json` for decode, encode and capture, which
+/// keep the format in a plain string until they take a ReportOptions.
 void add_format_option(CLI::App* cmd, std::string& format);
 
 /// Parses `KEY=VALUE` words given with --env. Throws InputError naming the word.

@@ -2,6 +2,7 @@
 
 #include "cli/cmd_completion.hpp"
 #include "cli/command.hpp"
+#include "io/output_file.hpp"
 #include "model/catalog.hpp"
 #include "core/profile.hpp"
 #include "util/error.hpp"
@@ -31,10 +32,56 @@ constexpr Installer k_installers[] = {
   install_completion, // hidden
 };
 
+/// The process's outcome: what the command (or the exception that ended it)
+/// concluded, with the one line said on stderr.
+Verdict run_command(CLI::App& app, int argc, char** argv, CommandContext& ctx)
+{
+  try {
+    app.parse(argc, argv);
+    return ctx.verdict;
+  } catch (const CLI::Success& e) {
+    app.exit(e); // prints --help or --version
+    return Verdict::ok;
+  } catch (const CLI::ParseError& e) {
+    // CLI11's own codes (100..127) are not ours: every usage problem is 2.
+    std::cerr << "pdcheck: error: " << e.what() << "\n";
+    return Verdict::usage;
+  } catch (const InputError& e) {
+    std::cerr << "pdcheck: error: " << e.what() << "\n";
+    return Verdict::usage;
+  } catch (const CannotRun& e) {
+    std::cerr << "pdcheck: cannot run: " << e.what() << "\n";
+    return Verdict::cannot_run;
+  } catch (const std::bad_alloc&) {
+    // Not a bug: inputs within their limits can still need more memory than
+    // the machine (or ulimit -v) gives. Readers name the file when they can.
+    std::cerr << "pdcheck: cannot run: out of memory\n";
+    return Verdict::cannot_run;
+  } catch (const std::exception& e) {
+    std::cerr << "pdcheck: internal error: " << e.what() << "\n";
+    return Verdict::internal_error;
+  }
+}
+
 } // namespace
+
+int exit_status_for(Verdict v)
+{
+  switch (v) {
+  case Verdict::ok: return 0;
+  case Verdict::findings: return 1;
+  case Verdict::usage: return 2;
+  case Verdict::cannot_run: return 3;
+  case Verdict::internal_error: return 70; // EX_SOFTWARE of sysexits.h
+  case Verdict::interrupted: return 130;   // 128 + SIGINT, what shells report
+  }
+  return exit_status_for(Verdict::internal_error); // not reached: every verdict is listed above
+}
 
 int run(int argc, char** argv)
 {
+  // Before anything can open an output file; the handler itself never returns.
+  io::exit_on_interrupt(exit_status_for(Verdict::interrupted));
   CommandContext ctx;
   ctx.out = &std::cout;
   ctx.err = &std::cerr;
@@ -50,30 +97,9 @@ int run(int argc, char** argv)
     install(app, ctx);
   }
 
-  try {
-    app.parse(argc, argv);
-    return ctx.exit_status;
-  } catch (const CLI::Success& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    // CLI11's own codes (100..127) are not ours: every usage problem is 2.
-    std::cerr << "pdcheck: error: " << e.what() << "\n";
-    return exit_code::usage;
-  } catch (const InputError& e) {
-    std::cerr << "pdcheck: error: " << e.what() << "\n";
-    return exit_code::usage;
-  } catch (const CannotRun& e) {
-    std::cerr << "pdcheck: cannot run: " << e.what() << "\n";
-    return exit_code::cannot_run;
-  } catch (const std::bad_alloc&) {
-    // Not a bug: inputs within their limits can still need more memory than
-    // the machine (or ulimit -v) gives. Readers name the file when they can.
-    std::cerr << "pdcheck: cannot run: out of memory\n";
-    return exit_code::cannot_run;
-  } catch (const std::exception& e) {
-    std::cerr << "pdcheck: internal error: " << e.what() << "\n";
-    return 70;
-  }
+  const Verdict verdict = run_command(app, argc, argv, ctx);
+  // decode, encode and capture set a number once they finished (CommandContext::exit_status).
+  return ctx.exit_status ? *ctx.exit_status : exit_status_for(verdict);
 }
 
 } // namespace pdcheck::cli

@@ -88,7 +88,7 @@ ProbeReport run_decode_end(const sglang::Side& decode, const ProbeOptions& o, Fd
       t->phase().ok = false;
       t->phase().detail = "the prefill end refused: SGLang would not transfer state for this pair";
       t->done();
-      r.exit_code = exit_code::findings;
+      r.verdict = Verdict::findings;
       return;
     }
     if (go_type != "go") {
@@ -239,7 +239,7 @@ ProbeReport run_decode_end(const sglang::Side& decode, const ProbeOptions& o, Fd
       all_ok = all_ok && q.outcome == "verified";
     }
     r.verified = all_ok && r.tally.clean();
-    r.exit_code = r.verified ? exit_code::ok : exit_code::findings;
+    r.verdict = r.verified ? Verdict::ok : Verdict::findings;
     nlohmann::json bye;
     bye["type"] = "bye";
     bye["verified"] = r.verified;

@@ -218,85 +218,51 @@ PathChoice choose_path(int local_mtu, int peer_mtu, const std::string& link_laye
   return c;
 }
 
-nlohmann::ordered_json devices_to_json(const std::vector<DeviceInfo>& devices)
+std::vector<report::RdmaDeviceRow> device_rows(const std::vector<DeviceInfo>& devices)
 {
-  nlohmann::ordered_json out = nlohmann::ordered_json::object();
-  out["schema_version"] = 1;
-  out["devices"] = nlohmann::ordered_json::array();
+  std::vector<report::RdmaDeviceRow> rows;
   for (const DeviceInfo& d : devices) {
-    nlohmann::ordered_json dj;
-    dj["name"] = d.name;
-    dj["node_guid"] = d.node_guid;
-    dj["fw_ver"] = d.fw_ver;
-    dj["numa_node"] = d.numa_node;
-    dj["pci_address"] = d.pci_address;
-    if (d.nearest_gpu.empty()) {
-      dj["nearest_gpu"] = nullptr;
-    } else {
-      nlohmann::ordered_json g;
-      g["pci_address"] = d.nearest_gpu;
-      g["affinity"] = d.nearest_gpu_affinity;
-      g["meaning"] = d.nearest_gpu_meaning;
-      dj["nearest_gpu"] = std::move(g);
-    }
-    dj["ports"] = nlohmann::ordered_json::array();
+    report::RdmaDeviceRow& row = rows.emplace_back();
+    row.name = d.name;
+    row.node_guid = d.node_guid;
+    row.fw_ver = d.fw_ver;
+    row.numa_node = d.numa_node;
+    row.pci_address = d.pci_address;
+    row.nearest_gpu = d.nearest_gpu;
+    row.nearest_gpu_affinity = d.nearest_gpu_affinity;
+    row.nearest_gpu_meaning = d.nearest_gpu_meaning;
     for (const PortInfo& p : d.ports) {
-      nlohmann::ordered_json pj;
-      pj["port"] = p.port;
-      pj["state"] = p.state;
-      pj["phys_state"] = p.phys_state;
-      pj["link_layer"] = p.link_layer;
-      pj["active_mtu"] = p.active_mtu;
-      pj["max_mtu"] = p.max_mtu;
-      pj["lid"] = p.lid;
-      pj["speed_gbps_per_lane"] = p.speed_gbps_per_lane;
-      pj["width"] = p.width_lanes;
-      pj["line_rate_gbps"] = p.line_rate_gbps();
-      pj["gids"] = nlohmann::ordered_json::array();
+      report::RdmaPortRow& port = row.ports.emplace_back();
+      port.port = p.port;
+      port.state = p.state;
+      port.phys_state = p.phys_state;
+      port.link_layer = p.link_layer;
+      port.active_mtu = p.active_mtu;
+      port.max_mtu = p.max_mtu;
+      port.lid = p.lid;
+      port.speed_gbps_per_lane = p.speed_gbps_per_lane;
+      port.width_lanes = p.width_lanes;
+      port.line_rate_gbps = p.line_rate_gbps();
+      port.chosen_gid_index = p.chosen_gid_index;
       for (const GidEntry& g : p.gids) {
         const GidFamily fam = gid_family(g);
-        pj["gids"].push_back({{"index", g.index},
-                              {"gid", gid_to_string(g.gid)},
-                              {"type", gid_type_name(g.type)},
-                              {"family", fam == GidFamily::ipv4 ? "IPv4" : fam == GidFamily::ipv6 ? "IPv6" : "IB"},
-                              {"ipv4", gid_ipv4(g.gid)},
-                              {"netdev", g.netdev},
-                              {"score", gid_score(g)}});
+        port.gids.push_back({g.index, gid_to_string(g.gid), std::string(gid_type_name(g.type)),
+                             fam == GidFamily::ipv4 ? "IPv4" : fam == GidFamily::ipv6 ? "IPv6" : "IB",
+                             gid_ipv4(g.gid), g.netdev, gid_score(g)});
       }
-      pj["chosen_gid_index"] = p.chosen_gid_index ? nlohmann::ordered_json(*p.chosen_gid_index) : nlohmann::ordered_json();
-      dj["ports"].push_back(std::move(pj));
     }
-    out["devices"].push_back(std::move(dj));
   }
-  return out;
+  return rows;
+}
+
+nlohmann::ordered_json devices_to_json(const std::vector<DeviceInfo>& devices)
+{
+  return report::devices_to_json(device_rows(devices));
 }
 
 std::string devices_to_text(const std::vector<DeviceInfo>& devices)
 {
-  std::string out;
-  for (const DeviceInfo& d : devices) {
-    out += fmt::format("{}  fw {}  node_guid {}  numa {}{}{}\n", d.name, d.fw_ver.empty() ? "?" : d.fw_ver,
-                       d.node_guid.empty() ? "?" : d.node_guid,
-                       d.numa_node < 0 ? std::string("unknown") : std::to_string(d.numa_node),
-                       d.pci_address.empty() ? "" : "  pci " + d.pci_address,
-                       d.nearest_gpu.empty() ? "" : fmt::format("  nearest GPU {} ({}: {})", d.nearest_gpu,
-                                                                d.nearest_gpu_affinity, d.nearest_gpu_meaning));
-    for (const PortInfo& p : d.ports) {
-      out += fmt::format("  port {}: {} ({}), {}, active MTU {} (max {}), {:g} Gb/s x {} = {:g} Gb/s, lid {}\n", p.port,
-                         p.state, p.phys_state, p.link_layer, p.active_mtu, p.max_mtu, p.speed_gbps_per_lane,
-                         p.width_lanes, p.line_rate_gbps(), p.lid);
-      for (const GidEntry& g : p.gids) {
-        const std::string ip = gid_ipv4(g.gid);
-        out += fmt::format("    GID[{:>3}] {}  {}{}{}{}\n", g.index, gid_to_string(g.gid), gid_type_name(g.type),
-                           ip.empty() ? "" : "  " + ip, g.netdev.empty() ? "" : "  " + g.netdev,
-                           p.chosen_gid_index && *p.chosen_gid_index == g.index ? "  <- chosen" : "");
-      }
-      if (!p.chosen_gid_index) {
-        out += "    no usable GID (all empty): RoCE traffic cannot be addressed on this port\n";
-      }
-    }
-  }
-  return out;
+  return report::devices_to_text(device_rows(devices));
 }
 
 } // namespace pdcheck::probe

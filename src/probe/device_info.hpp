@@ -5,6 +5,8 @@
 // choice, line rate, path MTU, QP attributes). Nothing here includes
 // <infiniband/verbs.h>, so every decision is unit-tested with fake snapshots.
 
+#include "report/devices_render.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <array>
@@ -105,6 +107,10 @@ struct PathChoice
 PathChoice choose_path(int local_mtu, int peer_mtu, const std::string& link_layer, const GidBytes& local_gid,
                        const GidBytes& peer_gid);
 
+/// The devices in the words `pdcheck devices` shows them (report/devices_render.hpp).
+std::vector<report::RdmaDeviceRow> device_rows(const std::vector<DeviceInfo>& devices);
+
+/// report::devices_to_json / devices_to_text of device_rows.
 nlohmann::ordered_json devices_to_json(const std::vector<DeviceInfo>& devices);
 std::string devices_to_text(const std::vector<DeviceInfo>& devices);
 

@@ -225,7 +225,7 @@ ProbeReport run_prefill_end(const sglang::Side& prefill, const ProbeOptions& o, 
                    Deadline::after(o.timeout), Phase::connect);
       t->phase().ok = false;
       t->done();
-      r.exit_code = exit_code::findings;
+      r.verdict = Verdict::findings;
       return;
     }
     nlohmann::json endpoint = peer.at("endpoint");
@@ -389,7 +389,7 @@ ProbeReport run_prefill_end(const sglang::Side& prefill, const ProbeOptions& o, 
       failed = failed || q.outcome == "failed";
     }
     r.verified = r.verified && !failed;
-    r.exit_code = r.verified ? exit_code::ok : exit_code::findings;
+    r.verdict = r.verified ? Verdict::ok : Verdict::findings;
   });
   return r;
 }

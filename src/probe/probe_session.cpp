@@ -129,9 +129,9 @@ ProbeReport loopback(const sglang::Side& prefill, const sglang::Side& decode, co
   }
   if (r.failure) {
     r.verified = false;
-    r.exit_code = exit_code::cannot_run;
-  } else if (p.exit_code != exit_code::ok && r.exit_code == exit_code::ok) {
-    r.exit_code = p.exit_code;
+    r.verdict = Verdict::cannot_run;
+  } else if (p.verdict != Verdict::ok && r.verdict == Verdict::ok) {
+    r.verdict = p.verdict;
     r.verified = false;
   }
   return r;

@@ -81,15 +81,9 @@ void register_pools(ProbeReport& r, StatePools& pools, Transport& transport)
 
 /// Maps SGLang's backend to the wire codec's; nullopt for backends pdcheck
 /// has no TransferInfo encoder for (the probe then sends the bare indices).
-std::optional<wire::Backend> wire_backend(TransferBackend b)
+std::optional<TransferBackend> wire_backend(TransferBackend b)
 {
-  switch (b) {
-  case TransferBackend::mooncake:
-  case TransferBackend::mooncake_tcp: return wire::Backend::mooncake;
-  case TransferBackend::mori: return wire::Backend::mori;
-  case TransferBackend::nixl: return wire::Backend::nixl;
-  default: return std::nullopt;
-  }
+  return wire::frames_backend(b);
 }
 
 nlohmann::json hello(const sglang::Side& side, const model::Layout& layout, const Transport& transport,
@@ -144,7 +138,7 @@ std::optional<std::string> hello_refusal(const nlohmann::json& peer, const std::
 void fail_report(ProbeReport& r, const ProbeError& e)
 {
   r.failure = Failure{std::string(phase_name(e.phase())), e.detail(), e.hint()};
-  r.exit_code = exit_code::cannot_run;
+  r.verdict = Verdict::cannot_run;
   r.verified = false;
 }
 

@@ -35,13 +35,24 @@ public:
   using std::runtime_error::runtime_error;
 };
 
-/// Documented exit codes (man/pdcheck.1, EXIT STATUS).
+/// What a command concluded. Commands (and the probe's report) return one of
+/// these; cli/run.cpp alone turns it into the process's exit status, with the
+/// one table of documented numbers (man/pdcheck.1, EXIT STATUS).
+enum class Verdict {
+  ok,             ///< compatible, or the command did what was asked
+  findings,       ///< an incompatibility, a refusal, corruption, a PD failure in a log
+  usage,          ///< bad command line or invalid input (InputError)
+  cannot_run,     ///< reasons outside the inputs (CannotRun, out of memory)
+  interrupted,    ///< SIGINT
+  internal_error, ///< a bug (any other exception)
+};
+
+/// Transitional: `pdcheck decode`, `encode` and `capture` still assign these
+/// numbers to CommandContext::exit_status; run.cpp passes them through until
+/// those commands return a Verdict like every other.
 namespace exit_code {
 inline constexpr int ok = 0;
 inline constexpr int findings = 1;
-inline constexpr int usage = 2;
-inline constexpr int cannot_run = 3;
-inline constexpr int interrupted = 130;
 } // namespace exit_code
 
 } // namespace pdcheck

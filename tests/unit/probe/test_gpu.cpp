@@ -231,7 +231,7 @@ TEST_CASE("probe::loopback on a GPU: GPU-direct over the fake verbs, staged over
       loopback(p, d, on_gpu(), [fabric](const std::string&) { return std::make_unique<FakeVerbsTransport>(fabric); });
     INFO(probe_to_text(r));
     CHECK(r.verified);
-    CHECK(r.exit_code == 0);
+    CHECK(r.verdict == pdcheck::Verdict::ok);
     CHECK(r.memory == "cuda:0");
     CHECK(r.memory_path == "gpu-direct-dmabuf");
     REQUIRE(r.gpu);
@@ -270,7 +270,7 @@ TEST_CASE("probe::loopback on a GPU: GPU-direct over the fake verbs, staged over
       loopback(p, d, on_gpu(), [](const std::string& host) { return std::make_unique<TcpTransport>(host, 10); });
     INFO(probe_to_text(r));
     CHECK(r.verified);
-    CHECK(r.exit_code == 0);
+    CHECK(r.verdict == pdcheck::Verdict::ok);
     CHECK(r.memory_path == "staged");
     CHECK(probe_to_text(r).find("GPU cuda:0 pdcheck fake GPU 0 at 0000:19:00.0, CUDA driver 12.4; staged through host "
                                 "memory: the transport cannot reach GPU memory\n") != std::string::npos);
@@ -298,7 +298,7 @@ TEST_CASE("probe::loopback on a GPU: a byte the GPU corrupts fails verification 
     const ProbeReport r = loopback(p, d, on_gpu(flip_at), factory);
     INFO(probe_to_text(r));
     CHECK_FALSE(r.verified);
-    CHECK(r.exit_code == 1);
+    CHECK(r.verdict == pdcheck::Verdict::findings);
     CHECK(r.tally.wrong == 1);
   }
 }
@@ -336,7 +336,7 @@ TEST_CASE("probe::loopback on a GPU: no driver is a report naming the allocate p
   const ProbeReport r =
     loopback(p, d, o, [fabric](const std::string&) { return std::make_unique<FakeVerbsTransport>(fabric); });
   CHECK_FALSE(r.verified);
-  CHECK(r.exit_code == 3);
+  CHECK(r.verdict == pdcheck::Verdict::cannot_run);
   REQUIRE(r.failure);
   CHECK(r.failure->phase == "allocate");
   CHECK(r.failure->message ==

@@ -156,7 +156,7 @@ std::function<void(int)> decode_sending(const nlohmann::json& transfer_info)
 void check_failure(const EndRun& run, const std::string& phase, const std::string& message)
 {
   REQUIRE(run.report.failure);
-  CHECK(run.report.exit_code == 3);
+  CHECK(run.report.verdict == pdcheck::Verdict::cannot_run);
   CHECK_FALSE(run.report.verified);
   CHECK(run.report.failure->phase == phase);
   CHECK(run.report.failure->message == message);
@@ -289,7 +289,7 @@ TEST_CASE("probe::run_decode_end: the prefill's refusal reasons are escaped and 
                   {"prediction", "\x1b[2Jclear"}},
                  Deadline::after(5), Phase::connect);
   });
-  CHECK(run.report.exit_code == 1);
+  CHECK(run.report.verdict == pdcheck::Verdict::findings);
   REQUIRE(run.report.refusals.size() == 2);
   CHECK(run.report.refusals[0] == "\\x1b]0;owned\\x07[rule] text");
   CHECK(run.report.refusals[1] == std::string(512, 'r') + "… (599488 bytes more)");

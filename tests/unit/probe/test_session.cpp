@@ -86,7 +86,7 @@ TEST_CASE("probe::loopback: a compatible pair verifies over the fake verbs and o
     const ProbeReport r = loopback(p, d, small(), factory);
     INFO(probe_to_text(r));
     CHECK(r.verified);
-    CHECK(r.exit_code == 0);
+    CHECK(r.verdict == pdcheck::Verdict::ok);
     CHECK(r.requests.size() == 2);
     CHECK(r.tally.bytes > 0);
     CHECK(r.bytes == r.tally.bytes);
@@ -107,7 +107,7 @@ TEST_CASE("probe::loopback: Mori with two state indices fails with SGLang's exac
   const ProbeReport r = loopback(p, d, o, fake_factory());
   INFO(probe_to_text(r));
   CHECK_FALSE(r.verified);
-  CHECK(r.exit_code == 1);
+  CHECK(r.verdict == pdcheck::Verdict::findings);
   REQUIRE_FALSE(r.requests.empty());
   CHECK(r.requests[0].outcome == "failed");
   CHECK(r.requests[0].sglang_error == "PD state transfer failed: mamba requires single state index, got src=1, dst=2");
@@ -124,7 +124,7 @@ TEST_CASE("probe::loopback: empty state indices: Mori skips (never arrives), Moo
     const ProbeReport r = loopback(p, d, o, fake_factory());
     INFO(probe_to_text(r));
     CHECK_FALSE(r.verified);
-    CHECK(r.exit_code == 1);
+    CHECK(r.verdict == pdcheck::Verdict::findings);
     REQUIRE_FALSE(r.requests.empty());
     CHECK(r.requests[0].outcome == "skipped");
     CHECK(r.tally.unwritten > 0);
@@ -138,7 +138,7 @@ TEST_CASE("probe::loopback: empty state indices: Mori skips (never arrives), Moo
     const auto d = side(sglang::Role::decode, "--tp 1");
     const ProbeReport r = loopback(p, d, o, fake_factory());
     INFO(probe_to_text(r));
-    CHECK(r.exit_code == 1);
+    CHECK(r.verdict == pdcheck::Verdict::findings);
     REQUIRE_FALSE(r.requests.empty());
     CHECK(r.requests[0].outcome == "failed");
     CHECK(r.requests[0].sglang_error == "list index out of range");
@@ -158,7 +158,7 @@ TEST_CASE("probe::run_decode_end: refuses a peer of another protocol version wit
   CHECK(run.answers[0]["reason"].get<std::string>().find("protocol 99") != std::string::npos);
   REQUIRE(run.report.failure);
   CHECK(run.report.failure->phase == "handshake");
-  CHECK(run.report.exit_code == 3);
+  CHECK(run.report.verdict == pdcheck::Verdict::cannot_run);
 }
 
 TEST_CASE("probe::loopback: a peer that never answers is a timeout naming the phase", "[probe]")
@@ -184,7 +184,7 @@ TEST_CASE("probe::loopback: a peer that never answers is a timeout naming the ph
   REQUIRE(r.failure);
   CHECK(r.failure->phase == "handshake");
   CHECK(r.failure->message.find("timed out") != std::string::npos);
-  CHECK(r.exit_code == 3);
+  CHECK(r.verdict == pdcheck::Verdict::cannot_run);
 }
 
 TEST_CASE("probe::run_decode_end: a hello without an endpoint is a handshake failure, not a crash", "[probe]")
@@ -192,7 +192,7 @@ TEST_CASE("probe::run_decode_end: a hello without an endpoint is a handshake fai
   const DecodeAgainst run = decode_end_against(
     {{"type", "hello"}, {"magic", k_magic}, {"protocol", k_protocol_version}, {"role", "prefill"}, {"transport", "fake-verbs"}});
   REQUIRE(run.report.failure);
-  CHECK(run.report.exit_code == 3);
+  CHECK(run.report.verdict == pdcheck::Verdict::cannot_run);
   CHECK(run.report.failure->phase == "handshake");
   CHECK(run.report.failure->message ==
         "a message from the peer lacks what this end needs: [json.exception.out_of_range.403] key 'endpoint' not found");
