@@ -10,6 +10,21 @@
 
 namespace pdcheck::capture {
 
+namespace {
+
+/// The slot of m_kind_counts for a classified message: backend (in
+/// wire::k_wire_backends order) x kind.
+std::size_t kind_count_index(TransferBackend b, MessageKind k)
+{
+  const auto at = std::find(wire::k_wire_backends.begin(), wire::k_wire_backends.end(), b);
+  if (at == wire::k_wire_backends.end()) {
+    wire::throw_not_wire_speaking(b);
+  }
+  return static_cast<std::size_t>(at - wire::k_wire_backends.begin()) * 2 + (k == MessageKind::registration ? 0 : 1);
+}
+
+} // namespace
+
 struct Analyzer::Flow
 {
   TcpStream stream;
@@ -124,7 +139,7 @@ void Analyzer::on_zmtp_message(std::size_t f, const ZmtpMessage& m)
   case MessageKind::unclassified: m_report.unclassified += 1; break;
   }
   if (found.kind != MessageKind::unclassified) {
-    m_kind_counts[static_cast<std::size_t>(*found.backend) * 2 + (found.kind == MessageKind::registration ? 0 : 1)] += 1;
+    m_kind_counts[kind_count_index(*found.backend, found.kind)] += 1;
   }
   if (found.kind != MessageKind::transfer_info || m_report.transfer_infos <= m_options.max_listed_transfer_infos) {
     found.listed_as = m_report.messages.size();
@@ -172,12 +187,11 @@ CaptureReport Analyzer::finish()
       r.socket_type = it->second;
     }
   }
-  for (wire::Backend b : {wire::Backend::mooncake, wire::Backend::mori, wire::Backend::nixl}) {
+  for (TransferBackend b : wire::k_wire_backends) {
     for (MessageKind k : {MessageKind::registration, MessageKind::transfer_info}) {
-      const std::uint64_t n =
-        m_kind_counts[static_cast<std::size_t>(b) * 2 + (k == MessageKind::registration ? 0 : 1)];
+      const std::uint64_t n = m_kind_counts[kind_count_index(b, k)];
       if (n > 0) {
-        m_report.by_kind[fmt::format("{} {}", wire::backend_name(b), message_kind_name(k))] = n;
+        m_report.by_kind[fmt::format("{} {}", transfer_backend_name(b), message_kind_name(k))] = n;
       }
     }
   }
@@ -206,39 +220,41 @@ bool is_ascii_int(const wire::Bytes& b)
   return true;
 }
 
-std::optional<wire::Backend> backend_from_guard(const wire::Frames& frames)
+std::optional<TransferBackend> backend_from_guard(const wire::Frames& frames)
 {
   if (frames.empty()) {
     return std::nullopt;
   }
   const std::string first = wire::to_string(frames[0]);
   if (first == "MoriMsgGuard") {
-    return wire::Backend::mori;
+    return TransferBackend::mori;
   }
   if (first == "NixlMsgGuard") {
-    return wire::Backend::nixl;
+    return TransferBackend::nixl;
   }
   return std::nullopt;
 }
 
 } // namespace
 
-void classify(FoundMessage& m, const wire::Frames& frames, std::optional<wire::Backend> forced)
+void classify(FoundMessage& m, const wire::Frames& frames, std::optional<TransferBackend> forced)
 {
   if (frames.empty()) {
     m.problem = "an empty message";
     return;
   }
-  const std::optional<wire::Backend> guarded = backend_from_guard(frames);
-  const wire::Backend backend = forced ? *forced : guarded ? *guarded : wire::Backend::mooncake;
-  const bool guard_expected = backend != wire::Backend::mooncake;
+  const std::optional<TransferBackend> guarded = backend_from_guard(frames);
+  const TransferBackend backend = forced ? *forced : guarded ? *guarded : TransferBackend::mooncake;
+  const bool guard_expected = backend != TransferBackend::mooncake;
   if (guard_expected && guarded != backend) {
-    m.problem = fmt::format("no {} guard frame: SGLang's {} receiver drops it as a malformed bootstrap message",
-                        backend == wire::Backend::mori ? "MoriMsgGuard" : "NixlMsgGuard", wire::backend_name(backend));
+    m.problem =
+      fmt::format("no {} guard frame: SGLang's {} receiver drops it as a malformed bootstrap message",
+                  backend == TransferBackend::mori ? "MoriMsgGuard" : "NixlMsgGuard", transfer_backend_name(backend));
     return;
   }
   if (!guard_expected && guarded) {
-    m.problem = fmt::format("frame 0 is the {} guard, but --backend mooncake was given", wire::backend_name(*guarded));
+    m.problem =
+      fmt::format("frame 0 is the {} guard, but --backend mooncake was given", transfer_backend_name(*guarded));
     return;
   }
   const std::size_t base = guard_expected ? 1 : 0;
@@ -286,10 +302,10 @@ std::string message_description(const FoundMessage& m)
   }
   const std::string how = m.backend_from_guard ? "guard frame" : "no guard frame";
   if (m.kind == MessageKind::registration) {
-    return fmt::format("{} registration ({}, frame {} None), generation {}", wire::backend_name(*m.backend), how,
+    return fmt::format("{} registration ({}, frame {} None), generation {}", transfer_backend_name(*m.backend), how,
                        m.backend_from_guard ? 1 : 0, wire::generation_name(*m.generation));
   }
-  return fmt::format("{} TransferInfo ({}), room {}", wire::backend_name(*m.backend), how, *m.room);
+  return fmt::format("{} TransferInfo ({}), room {}", transfer_backend_name(*m.backend), how, *m.room);
 }
 
 } // namespace pdcheck::capture

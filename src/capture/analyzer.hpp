@@ -47,7 +47,7 @@ struct AnalyzerOptions
 {
   std::vector<std::uint16_t> ports;          ///< empty: every port
   std::optional<Address> host;               ///< only flows from or to this address
-  std::optional<wire::Backend> backend;      ///< nullopt: from guard frames and frame shape
+  std::optional<TransferBackend> backend;    ///< nullopt: from guard frames and frame shape
   MessageSink on_message;                    ///< optional
   /// TransferInfos listed one by one in the report (all go to on_message and are
   /// counted); registrations and unclassified messages are always listed.
@@ -65,7 +65,7 @@ struct FoundMessage
   Timestamp time;           ///< of the packet that carried its first byte
   std::size_t frame_count = 0;
   MessageKind kind = MessageKind::unclassified;
-  std::optional<wire::Backend> backend;
+  std::optional<TransferBackend> backend;
   bool backend_from_guard = false;            ///< the guard frame said so (not --backend, not its absence)
   std::optional<wire::Generation> generation;
   std::optional<std::int64_t> dst_tp_rank;    ///< registration: the decode engine rank
@@ -168,6 +168,6 @@ private:
 /// NixlMsgGuard, none for Mooncake) unless `backend` is given; frame 0 `None`
 /// makes a registration, an integer room a TransferInfo; the wire decoder must
 /// then accept the frames.
-void classify(FoundMessage& message, const wire::Frames& frames, std::optional<wire::Backend> backend);
+void classify(FoundMessage& message, const wire::Frames& frames, std::optional<TransferBackend> backend);
 
 } // namespace pdcheck::capture

@@ -39,14 +39,11 @@ bool same_state_model(const model::ModelSpec& a, const model::ModelSpec& b)
          a.kda_head_k_dim == b.kda_head_k_dim;
 }
 
-std::optional<wire::Backend> wire_backend(TransferBackend b)
+/// The backend whose registration frames the checker models: a wire-speaking
+/// one; nullopt for mooncake_tcp, ascend and fake.
+std::optional<TransferBackend> wire_backend(TransferBackend b)
 {
-  switch (b) {
-  case TransferBackend::mooncake: return wire::Backend::mooncake;
-  case TransferBackend::mori: return wire::Backend::mori;
-  case TransferBackend::nixl: return wire::Backend::nixl;
-  default: return std::nullopt;
-  }
+  return wire::wire_speaking(b) ? std::optional<TransferBackend>(b) : std::nullopt;
 }
 
 /// The Mamba component of a registration as the prefill holds it after parsing.
@@ -81,7 +78,7 @@ struct ParsedRegistration
   std::vector<std::string> notes;
 };
 
-ParsedRegistration parse_as_prefill(wire::Backend backend, const wire::Frames& frames, const Side& prefill)
+ParsedRegistration parse_as_prefill(TransferBackend backend, const wire::Frames& frames, const Side& prefill)
 {
   const auto generation = wire::generation_for_profile(backend, prefill.profile);
   auto decoded = wire::decode_registration(backend, frames, generation, wire::DecodeMode::sglang);
@@ -99,7 +96,7 @@ ParsedRegistration parse_as_prefill(wire::Backend backend, const wire::Frames& f
 }
 
 /// The frames a decode rank of `decode` sends (synthetic pointers).
-wire::Frames derived_registration_frames(wire::Backend backend, const model::RankLayout& rank, int decode_rank,
+wire::Frames derived_registration_frames(TransferBackend backend, const model::RankLayout& rank, int decode_rank,
                                          int decode_attn_tp, const Side& decode)
 {
   wire::RegistrationParams params;
@@ -402,8 +399,9 @@ CheckResult check(const CheckInput& input, Depth depth)
       f.backend = backend_name(prefill.args.transfer_backend);
       // Mooncake's bootstrap thread has no handler and dies; Mori catches and logs
       // it in _handle_register_message and goes on without that registration.
-      f.where = *backend == wire::Backend::mori ? "prefill: MoriKVManager._handle_register_message (logged, thread goes on)"
-                                                : "prefill: KVArgsRegisterInfo.from_zmq (bootstrap thread)";
+      f.where = *backend == TransferBackend::mori
+                  ? "prefill: MoriKVManager._handle_register_message (logged, thread goes on)"
+                  : "prefill: KVArgsRegisterInfo.from_zmq (bootstrap thread)";
       f.evidence["prefill_profile"] = prefill.profile.name;
       f.evidence["decode_profile"] = decode.profile.name;
       out.push_back(std::move(f));
@@ -492,7 +490,7 @@ CheckResult check(const CheckInput& input, Depth depth)
     if (!dr.origin.empty() && plan::registered_metadata(*drank, decode.profile).item_lens != dst.item_lens) {
       continue;
     }
-    if (dr.origin.empty() && *backend != wire::Backend::mori && backend_moves_state(decode)) {
+    if (dr.origin.empty() && *backend != TransferBackend::mori && backend_moves_state(decode)) {
       // The pointers the prefill parsed must be the ones the decode registered;
       // a parser of another generation can take other frames' bytes for them.
       std::vector<std::uint64_t> registered;

@@ -32,7 +32,7 @@ struct ObservedTransferInfo
 struct ObservedRegistration
 {
   std::string origin;
-  wire::Backend backend = wire::Backend::mooncake;
+  TransferBackend backend = TransferBackend::mooncake;
   wire::Frames frames;
 };
 

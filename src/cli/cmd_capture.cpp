@@ -45,7 +45,7 @@ capture::AnalyzerOptions analyzer_options(const CaptureOptions& o)
     }
   }
   if (o.backend != "auto") {
-    a.backend = wire::parse_backend(o.backend);
+    a.backend = wire::parse_wire_backend(o.backend);
   }
   a.max_listed_transfer_infos = o.max_transfer_infos;
   return a;
@@ -65,7 +65,8 @@ std::string file_name(std::size_t n, const capture::FoundMessage& m)
   } else if (m.kind == capture::MessageKind::transfer_info && m.room) {
     tail = "-room" + *m.room;
   }
-  return fmt::format("{:04}-{}-{}{}.json", n, capture::message_kind_name(m.kind), wire::backend_name(*m.backend), tail);
+  return fmt::format("{:04}-{}-{}{}.json", n, capture::message_kind_name(m.kind), transfer_backend_name(*m.backend),
+                     tail);
 }
 
 /// A ZMTP stream that breaks its own grammar is malformed input (exit 2).
@@ -291,7 +292,8 @@ nlohmann::ordered_json summary_json(const CaptureOptions& o, const io::PcapSumma
     mj["time"] = capture::timestamp_text(m.time);
     mj["frames"] = m.frame_count;
     mj["kind"] = capture::message_kind_name(m.kind);
-    mj["backend"] = m.backend ? nlohmann::ordered_json(wire::backend_name(*m.backend)) : nlohmann::ordered_json(nullptr);
+    mj["backend"] =
+      m.backend ? nlohmann::ordered_json(transfer_backend_name(*m.backend)) : nlohmann::ordered_json(nullptr);
     mj["generation"] =
       m.generation ? nlohmann::ordered_json(wire::generation_name(*m.generation)) : nlohmann::ordered_json(nullptr);
     mj["dst_tp_rank"] = m.dst_tp_rank ? nlohmann::ordered_json(*m.dst_tp_rank) : nlohmann::ordered_json(nullptr);

@@ -80,7 +80,7 @@ int run_sglang_mode(const io::Capture& capture, std::optional<wire::Generation> 
   std::string text;
   const std::optional<wire::Generation> parser = generation ? generation : capture.generation;
   if (parser && !wire::generation_supported(capture.backend, *parser)) {
-    throw InputError("--generation", fmt::format("{} has no {} generation", wire::backend_name(capture.backend),
+    throw InputError("--generation", fmt::format("{} has no {} generation", transfer_backend_name(capture.backend),
                                                  wire::generation_name(*parser)));
   }
   if (capture.kind == io::CaptureKind::registration) {
@@ -109,7 +109,7 @@ int run_sglang_mode(const io::Capture& capture, std::optional<wire::Generation> 
     if (problem) {
       // No decoded body: say at least what was parsed, and as what.
       j["kind"] = std::string(io::capture_kind_name(capture.kind));
-      j["backend"] = std::string(wire::backend_name(capture.backend));
+      j["backend"] = std::string(transfer_backend_name(capture.backend));
       if (parser) {
         j["generation"] = std::string(wire::generation_name(*parser));
       } else if (capture.kind == io::CaptureKind::registration) {
@@ -146,7 +146,7 @@ int run_decode(const DecodeOptions& o, CommandContext& ctx)
   const std::optional<wire::Generation> generation = generation_option(o.generation);
   const io::Capture capture = io::load_capture(o.capture);
   if (generation && !wire::generation_supported(capture.backend, *generation)) {
-    throw InputError("--generation", fmt::format("{} has no {} generation", wire::backend_name(capture.backend),
+    throw InputError("--generation", fmt::format("{} has no {} generation", transfer_backend_name(capture.backend),
                                                  wire::generation_name(*generation)));
   }
   if (o.mode == "sglang") {

@@ -27,26 +27,23 @@ struct EncodeOptions
   bool hex = false;
 };
 
-wire::Backend backend_for(const EncodeOptions& o, const sglang::Side& side)
+TransferBackend backend_for(const EncodeOptions& o, const sglang::Side& side)
 {
   if (!o.backend.empty()) {
-    if (auto b = wire::parse_backend(o.backend)) {
+    if (auto b = wire::parse_wire_backend(o.backend)) {
       return *b;
     }
     throw InputError("--backend", fmt::format("expected mooncake, mori or nixl, got \"{}\"", o.backend));
   }
-  switch (side.args.transfer_backend) {
-  case TransferBackend::mooncake: return wire::Backend::mooncake;
-  case TransferBackend::mori: return wire::Backend::mori;
-  case TransferBackend::nixl: return wire::Backend::nixl;
-  default: break;
+  if (wire::wire_speaking(side.args.transfer_backend)) {
+    return side.args.transfer_backend;
   }
   throw InputError(side.origin, fmt::format("the side uses --disaggregation-transfer-backend {}, whose frames pdcheck "
                                             "does not model; give --backend mooncake, mori or nixl",
                                             transfer_backend_name(side.args.transfer_backend)));
 }
 
-wire::Generation generation_for(const EncodeOptions& o, wire::Backend backend, const sglang::Side& side)
+wire::Generation generation_for(const EncodeOptions& o, TransferBackend backend, const sglang::Side& side)
 {
   if (o.generation.empty()) {
     return wire::generation_for_profile(backend, side.profile);
@@ -61,7 +58,7 @@ wire::Generation generation_for(const EncodeOptions& o, wire::Backend backend, c
   }
   if (!wire::generation_supported(backend, *g)) {
     throw InputError("--generation",
-                     fmt::format("{} has no {} generation", wire::backend_name(backend), wire::generation_name(*g)));
+                     fmt::format("{} has no {} generation", transfer_backend_name(backend), wire::generation_name(*g)));
   }
   return *g;
 }
@@ -69,7 +66,7 @@ wire::Generation generation_for(const EncodeOptions& o, wire::Backend backend, c
 int run_encode(const EncodeOptions& o, CommandContext& ctx)
 {
   const sglang::Side side = io::load_side_file(o.side_file);
-  const wire::Backend backend = backend_for(o, side);
+  const TransferBackend backend = backend_for(o, side);
   const wire::Generation generation = generation_for(o, backend, side);
   const model::Layout layout = model::compute_layout(sglang::layout_input(side));
   if (!layout.servable() || layout.ranks.empty()) {
@@ -118,7 +115,7 @@ int run_encode(const EncodeOptions& o, CommandContext& ctx)
     throw InputError(side.origin, e.what());
   }
   for (const std::string& d : encoded.dropped) {
-    *ctx.err << fmt::format("pdcheck: note: {} {} does not carry {}; left out\n", wire::backend_name(backend),
+    *ctx.err << fmt::format("pdcheck: note: {} {} does not carry {}; left out\n", transfer_backend_name(backend),
                             wire::generation_name(generation), d);
   }
 
@@ -137,7 +134,7 @@ int run_encode(const EncodeOptions& o, CommandContext& ctx)
   } else {
     io::save_capture(o.out, capture);
     *ctx.out << fmt::format("wrote {}: {} {} registration of decode rank {} ({} frames, {} state entries)\n", o.out,
-                            wire::backend_name(backend), wire::generation_name(generation), o.rank,
+                            transfer_backend_name(backend), wire::generation_name(generation), o.rank,
                             capture.frames.size(), rank_layout->entries.size());
   }
   return exit_code::ok;

@@ -129,7 +129,7 @@ Capture parse_capture(std::string_view text, const std::string& origin)
     throw InputError(origin, "missing \"backend\" (mooncake, mori or nixl)");
   }
   const std::string backend = string_field(doc, "backend", origin);
-  const auto parsed_backend = wire::parse_backend(backend);
+  const auto parsed_backend = wire::parse_wire_backend(backend);
   if (!parsed_backend) {
     throw InputError(origin + ": backend", fmt::format("expected mooncake, mori or nixl, got \"{}\"", backend));
   }
@@ -215,7 +215,7 @@ std::string capture_to_json(const Capture& capture)
 {
   // ordered_json keeps the keys in the order a reader expects them.
   nlohmann::ordered_json doc;
-  doc["backend"] = std::string(wire::backend_name(capture.backend));
+  doc["backend"] = std::string(transfer_backend_name(capture.backend));
   doc["kind"] = std::string(capture_kind_name(capture.kind));
   if (capture.generation) {
     doc["generation"] = std::string(wire::generation_name(*capture.generation));
@@ -258,7 +258,7 @@ wire::Registration registration_from_capture(const Capture& capture, std::option
   }
   const std::optional<wire::Generation> parser = generation ? generation : capture.generation;
   if (parser && !wire::generation_supported(capture.backend, *parser)) {
-    throw InputError(capture.origin, fmt::format("{} has no {} generation", wire::backend_name(capture.backend),
+    throw InputError(capture.origin, fmt::format("{} has no {} generation", transfer_backend_name(capture.backend),
                                                  wire::generation_name(*parser)));
   }
   wire::Registration r = wire::decode_registration_or_throw(capture.backend, capture.frames, parser, capture.origin);

@@ -33,7 +33,7 @@ struct CaptureFlow
 struct Capture
 {
   std::string origin; ///< the file, for error messages
-  wire::Backend backend = wire::Backend::mooncake;
+  TransferBackend backend = TransferBackend::mooncake;
   CaptureKind kind = CaptureKind::registration;
   wire::Frames frames;  ///< frame 0 first, guard frame included
   bool hex = false;     ///< frames were written as frames_hex

@@ -68,7 +68,7 @@ void register_pools(ProbeReport& r, StatePools& pools, Transport& transport);
 
 /// Maps SGLang's backend to the wire codec's; nullopt for backends pdcheck
 /// has no TransferInfo encoder for (the probe then sends the bare indices).
-std::optional<wire::Backend> wire_backend(TransferBackend b);
+std::optional<TransferBackend> wire_backend(TransferBackend b);
 
 nlohmann::json hello(const sglang::Side& side, const model::Layout& layout, const Transport& transport,
                      const ProbeOptions& o);

@@ -39,7 +39,7 @@ json i32_lists_json(const I32Lists& lists)
 
 bool is_mori(const Registration& r)
 {
-  return r.backend == Backend::mori;
+  return r.backend == TransferBackend::mori;
 }
 
 // SGLang's name for a field of `r`, from its backend's frame tables: e.g.
@@ -187,7 +187,7 @@ json registration_to_json(const Registration& r)
 {
   json j;
   j["kind"] = "registration";
-  j["backend"] = std::string(backend_name(r.backend));
+  j["backend"] = std::string(transfer_backend_name(r.backend));
   j["generation"] = std::string(generation_name(r.generation));
   j["generation_number"] = std::string(generation_number(r.generation));
   j["generation_evidence"] = r.generation_evidence;
@@ -197,12 +197,17 @@ json registration_to_json(const Registration& r)
   j[name(r, &R::endpoint)] = r.endpoint;
   j[name(r, &R::dst_port)] = r.dst_port;
   switch (r.backend) {
-  case Backend::mooncake: j[name(r, &R::mooncake_session_id)] = r.mooncake_session_id; break;
-  case Backend::mori: j[name(r, &R::engine_desc)] = {{"bytes", r.engine_desc.size()}, {"base64", base64_encode(r.engine_desc)}}; break;
-  case Backend::nixl:
+  case TransferBackend::mooncake: j[name(r, &R::mooncake_session_id)] = r.mooncake_session_id; break;
+  case TransferBackend::mori:
+    j[name(r, &R::engine_desc)] = {{"bytes", r.engine_desc.size()}, {"base64", base64_encode(r.engine_desc)}};
+    break;
+  case TransferBackend::nixl:
     j[name(r, &R::agent_name)] = r.agent_name;
     j[name(r, &R::agent_metadata)] = {{"bytes", r.agent_metadata.size()}};
     break;
+  case TransferBackend::ascend:
+  case TransferBackend::fake:
+  case TransferBackend::mooncake_tcp: wire::throw_not_wire_speaking(r.backend);
   }
   if (is_mori(r)) {
     j[name(r, &R::dst_kv_mem_descs)] = {{"bytes", r.dst_kv_mem_descs.size()}, {"descriptors", r.kv_mem_desc_count}};
@@ -214,7 +219,7 @@ json registration_to_json(const Registration& r)
     j[name(r, &R::dst_aux_ptrs)] = r.dst_aux_ptrs;
     j[name(r, &R::dst_state_data_ptrs)] = lists_json(r.dst_state_data_ptrs);
   }
-  if (r.backend != Backend::mooncake) {
+  if (r.backend != TransferBackend::mooncake) {
     j[name(r, &R::gpu_id)] = r.gpu_id;
   }
   j[name(r, &R::dst_tp_rank)] = r.dst_tp_rank;
@@ -231,7 +236,7 @@ json registration_to_json(const Registration& r)
     j[name(r, &R::dst_dcp_rank)] = r.dst_dcp_rank;
     j[name(r, &R::dst_kv_item_lens)] = r.dst_kv_item_lens;
   }
-  if (r.backend == Backend::mooncake) {
+  if (r.backend == TransferBackend::mooncake) {
     if (r.generation == Generation::flat) {
       j[name(r, &R::enable_hisparse)] = r.enable_hisparse;
     }
@@ -248,7 +253,7 @@ json registration_to_json(const Registration& r)
     j["dst_unified_kv_layout"] = kv;
     j["dst_unified_state_layout"] = state;
   }
-  if (r.backend == Backend::nixl) {
+  if (r.backend == TransferBackend::nixl) {
     j[name(r, &R::dst_num_slots)] = r.dst_num_slots ? json(*r.dst_num_slots) : json(nullptr);
     j[name(r, &R::dst_kv_mem_kinds)] = r.dst_kv_mem_kinds;
   }
@@ -262,16 +267,19 @@ json transfer_info_to_json(const TransferInfo& t)
 {
   json j;
   j["kind"] = "transfer_info";
-  j["backend"] = std::string(backend_name(t.backend));
+  j["backend"] = std::string(transfer_backend_name(t.backend));
   j["generation"] = std::string(generation_name(t.generation));
   j["generation_evidence"] = t.generation_evidence;
   j["room"] = t.room;
   j["endpoint"] = t.endpoint;
   j["dst_port"] = t.dst_port;
   switch (t.backend) {
-  case Backend::mooncake: j["mooncake_session_id"] = t.mooncake_session_id; break;
-  case Backend::mori: j["engine_key"] = t.engine_key; break;
-  case Backend::nixl: j["agent_name"] = t.agent_name; break;
+  case TransferBackend::mooncake: j["mooncake_session_id"] = t.mooncake_session_id; break;
+  case TransferBackend::mori: j["engine_key"] = t.engine_key; break;
+  case TransferBackend::nixl: j["agent_name"] = t.agent_name; break;
+  case TransferBackend::ascend:
+  case TransferBackend::fake:
+  case TransferBackend::mooncake_tcp: wire::throw_not_wire_speaking(t.backend);
   }
   j["dst_kv_indices"] = t.dst_kv_indices;
   j["dst_aux_index"] = t.dst_aux_index ? json(*t.dst_aux_index) : json(nullptr);
@@ -280,10 +288,10 @@ json transfer_info_to_json(const TransferInfo& t)
   if (t.generation == Generation::components) {
     j["decode_prefix_len"] = t.decode_prefix_len ? json(*t.decode_prefix_len) : json(nullptr);
   }
-  if (t.backend == Backend::mooncake && t.generation == Generation::components) {
+  if (t.backend == TransferBackend::mooncake && t.generation == Generation::components) {
     j["dst_device_kv_indices"] = t.dst_device_kv_indices ? json(*t.dst_device_kv_indices) : json(nullptr);
   }
-  if (t.backend == Backend::nixl && t.generation == Generation::components) {
+  if (t.backend == TransferBackend::nixl && t.generation == Generation::components) {
     j["is_dummy_rank"] = t.is_dummy_rank ? json(*t.is_dummy_rank) : json(nullptr);
     j["transfer_generation"] = t.transfer_generation;
   }
@@ -297,8 +305,8 @@ json transfer_info_to_json(const TransferInfo& t)
 
 std::string registration_to_text(const Registration& r)
 {
-  std::string out = fmt::format("{} registration, {} ({})\n", backend_name(r.backend), generation_name(r.generation),
-                                generation_number(r.generation));
+  std::string out = fmt::format("{} registration, {} ({})\n", transfer_backend_name(r.backend),
+                                generation_name(r.generation), generation_number(r.generation));
   for (const std::string& e : r.generation_evidence) {
     out += "  evidence: " + e + "\n";
   }
@@ -311,12 +319,15 @@ std::string registration_to_text(const Registration& r)
   t.row(name(r, &R::endpoint), r.endpoint);
   t.row(name(r, &R::dst_port), std::to_string(r.dst_port));
   switch (r.backend) {
-  case Backend::mooncake: t.row(name(r, &R::mooncake_session_id), r.mooncake_session_id); break;
-  case Backend::mori: t.row(name(r, &R::engine_desc), blob_text(r.engine_desc)); break;
-  case Backend::nixl:
+  case TransferBackend::mooncake: t.row(name(r, &R::mooncake_session_id), r.mooncake_session_id); break;
+  case TransferBackend::mori: t.row(name(r, &R::engine_desc), blob_text(r.engine_desc)); break;
+  case TransferBackend::nixl:
     t.row(name(r, &R::agent_name), r.agent_name);
     t.row(name(r, &R::agent_metadata), fmt::format("{} bytes", r.agent_metadata.size()));
     break;
+  case TransferBackend::ascend:
+  case TransferBackend::fake:
+  case TransferBackend::mooncake_tcp: wire::throw_not_wire_speaking(r.backend);
   }
   if (is_mori(r)) {
     t.row(name(r, &R::dst_kv_mem_descs), fmt::format("{} descriptors ({} bytes)", r.kv_mem_desc_count, r.dst_kv_mem_descs.size()));
@@ -330,7 +341,7 @@ std::string registration_to_text(const Registration& r)
     t.row(name(r, &R::dst_kv_ptrs), fmt::format("[{}]", compact_list(r.dst_kv_ptrs, true)));
     t.row(name(r, &R::dst_aux_ptrs), fmt::format("[{}]", compact_list(r.dst_aux_ptrs, true)));
     t.row(name(r, &R::dst_state_data_ptrs), lists_text(r.dst_state_data_ptrs, true));
-    if (r.backend == Backend::nixl) {
+    if (r.backend == TransferBackend::nixl) {
       t.row(name(r, &R::gpu_id), std::to_string(r.gpu_id));
     }
   }
@@ -352,7 +363,7 @@ std::string registration_to_text(const Registration& r)
     t.row(name(r, &R::dst_dcp_rank), std::to_string(r.dst_dcp_rank));
     t.row(name(r, &R::dst_kv_item_lens), fmt::format("[{}]", compact_list(r.dst_kv_item_lens)));
   }
-  if (r.backend == Backend::mooncake) {
+  if (r.backend == TransferBackend::mooncake) {
     if (r.generation == Generation::flat) {
       t.row(name(r, &R::enable_hisparse), r.enable_hisparse ? "True" : "False");
     }
@@ -360,7 +371,7 @@ std::string registration_to_text(const Registration& r)
     t.row("unified layouts (frame 20)",
           r.unified_layouts_json ? fmt::format("{} bytes of JSON", r.unified_layouts_json->size()) : "None");
   }
-  if (r.backend == Backend::nixl) {
+  if (r.backend == TransferBackend::nixl) {
     t.row(name(r, &R::dst_num_slots), r.dst_num_slots ? std::to_string(*r.dst_num_slots) : "None");
     // Runs of the same kind, as for numbers: "VRAM x24".
     std::string kinds;
@@ -402,7 +413,8 @@ std::string registration_to_text(const Registration& r)
 
 std::string transfer_info_to_text(const TransferInfo& t)
 {
-  std::string out = fmt::format("{} TransferInfo, {}\n", backend_name(t.backend), generation_name(t.generation));
+  std::string out =
+    fmt::format("{} TransferInfo, {}\n", transfer_backend_name(t.backend), generation_name(t.generation));
   for (const std::string& e : t.generation_evidence) {
     out += "  evidence: " + e + "\n";
   }
@@ -412,9 +424,12 @@ std::string transfer_info_to_text(const TransferInfo& t)
   table.row("endpoint", t.endpoint);
   table.row("dst_port", std::to_string(t.dst_port));
   switch (t.backend) {
-  case Backend::mooncake: table.row("mooncake_session_id", t.mooncake_session_id); break;
-  case Backend::mori: table.row("engine_key", t.engine_key); break;
-  case Backend::nixl: table.row("agent_name", t.agent_name); break;
+  case TransferBackend::mooncake: table.row("mooncake_session_id", t.mooncake_session_id); break;
+  case TransferBackend::mori: table.row("engine_key", t.engine_key); break;
+  case TransferBackend::nixl: table.row("agent_name", t.agent_name); break;
+  case TransferBackend::ascend:
+  case TransferBackend::fake:
+  case TransferBackend::mooncake_tcp: wire::throw_not_wire_speaking(t.backend);
   }
   table.row("dst_kv_indices", fmt::format("[{}]", i32_list_text(t.dst_kv_indices)));
   table.row("dst_aux_index", t.dst_aux_index ? std::to_string(*t.dst_aux_index) : "None");
@@ -427,11 +442,11 @@ std::string transfer_info_to_text(const TransferInfo& t)
   if (t.generation == Generation::components) {
     table.row("decode_prefix_len", t.decode_prefix_len ? std::to_string(*t.decode_prefix_len) : "None");
   }
-  if (t.backend == Backend::mooncake && t.generation == Generation::components) {
+  if (t.backend == TransferBackend::mooncake && t.generation == Generation::components) {
     table.row("dst_device_kv_indices",
               t.dst_device_kv_indices ? fmt::format("[{}]", i32_list_text(*t.dst_device_kv_indices)) : "None");
   }
-  if (t.backend == Backend::nixl && t.generation == Generation::components) {
+  if (t.backend == TransferBackend::nixl && t.generation == Generation::components) {
     table.row("is_dummy_rank", t.is_dummy_rank ? (*t.is_dummy_rank ? "True" : "False") : "None");
     table.row("transfer_generation", t.transfer_generation);
   }

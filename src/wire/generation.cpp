@@ -3,22 +3,48 @@
 #include "core/profile.hpp"
 #include "wire/registration_table.hpp"
 
+#include <fmt/format.h>
+
+#include <stdexcept>
+
 namespace pdcheck::wire {
 
-std::string_view backend_name(Backend b)
+bool wire_speaking(TransferBackend b)
 {
   switch (b) {
-  case Backend::mooncake: return "mooncake";
-  case Backend::mori: return "mori";
-  case Backend::nixl: return "nixl";
+  case TransferBackend::mooncake:
+  case TransferBackend::mori:
+  case TransferBackend::nixl: return true;
+  case TransferBackend::ascend:
+  case TransferBackend::fake:
+  case TransferBackend::mooncake_tcp: return false;
   }
-  return "?";
+  return false;
 }
 
-std::optional<Backend> parse_backend(std::string_view name)
+std::optional<TransferBackend> frames_backend(TransferBackend b)
 {
-  for (Backend b : {Backend::mooncake, Backend::mori, Backend::nixl}) {
-    if (backend_name(b) == name) {
+  switch (b) {
+  case TransferBackend::mooncake:
+  case TransferBackend::mooncake_tcp: return TransferBackend::mooncake;
+  case TransferBackend::mori: return TransferBackend::mori;
+  case TransferBackend::nixl: return TransferBackend::nixl;
+  case TransferBackend::ascend:
+  case TransferBackend::fake: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+void throw_not_wire_speaking(TransferBackend b)
+{
+  throw std::logic_error(
+    fmt::format("the wire codecs speak mooncake, mori and nixl, not {}", transfer_backend_name(b)));
+}
+
+std::optional<TransferBackend> parse_wire_backend(std::string_view name)
+{
+  for (TransferBackend b : k_wire_backends) {
+    if (transfer_backend_name(b) == name) {
       return b;
     }
   }
@@ -63,17 +89,20 @@ std::vector<std::string> generation_names()
   return {"pre-dims", "flat", "components", "components-layouts", "gen-0", "gen-1", "gen-2", "gen-3"};
 }
 
-bool generation_supported(Backend backend, Generation g)
+bool generation_supported(TransferBackend backend, Generation g)
 {
   switch (backend) {
-  case Backend::mooncake: return true;
-  case Backend::mori: return g == Generation::flat || g == Generation::components;
-  case Backend::nixl: return g != Generation::components_layouts;
+  case TransferBackend::mooncake: return true;
+  case TransferBackend::mori: return g == Generation::flat || g == Generation::components;
+  case TransferBackend::nixl: return g != Generation::components_layouts;
+  case TransferBackend::ascend:
+  case TransferBackend::fake:
+  case TransferBackend::mooncake_tcp: break;
   }
-  return false;
+  throw_not_wire_speaking(backend);
 }
 
-std::vector<Generation> backend_generations(Backend backend)
+std::vector<Generation> backend_generations(TransferBackend backend)
 {
   std::vector<Generation> out;
   for (Generation g :
@@ -85,16 +114,16 @@ std::vector<Generation> backend_generations(Backend backend)
   return out;
 }
 
-std::size_t registration_frame_count(Backend backend, Generation g)
+std::size_t registration_frame_count(TransferBackend backend, Generation g)
 {
   const RegistrationTable* table = find_registration_table(backend, g);
   return table == nullptr ? 0 : table->wire_frames();
 }
 
-Generation generation_for_profile(Backend backend, const Profile& profile)
+Generation generation_for_profile(TransferBackend backend, const Profile& profile)
 {
   switch (backend) {
-  case Backend::mooncake:
+  case TransferBackend::mooncake:
     switch (profile.mooncake_format) {
     case RegistrationFormat::no_state_lens: return Generation::pre_dims;
     case RegistrationFormat::flat: return Generation::flat;
@@ -102,21 +131,24 @@ Generation generation_for_profile(Backend backend, const Profile& profile)
       // Frames 19-20 came with unequal-TP unified state (6d8ea7e3).
       return profile.unified_unequal_tp ? Generation::components_layouts : Generation::components;
     }
-    break;
-  case Backend::mori:
+    return Generation::components;
+  case TransferBackend::mori:
     // Mori's per-component schema arrived with the fix for the half-migrated
     // v0.5.12 (#26539); the broken releases still pack flat lists.
     if (profile.mooncake_format == RegistrationFormat::components && !profile.mori_broken_pack) {
       return Generation::components;
     }
     return Generation::flat;
-  case Backend::nixl:
+  case TransferBackend::nixl:
     if (profile.mooncake_format == RegistrationFormat::components) {
       return Generation::components;
     }
     return profile.nixl_dims ? Generation::flat : Generation::pre_dims;
+  case TransferBackend::ascend:
+  case TransferBackend::fake:
+  case TransferBackend::mooncake_tcp: break;
   }
-  return Generation::components;
+  throw_not_wire_speaking(backend);
 }
 
 Generation transfer_info_shape(Generation g)

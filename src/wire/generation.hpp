@@ -1,5 +1,8 @@
 #pragma once
 
+#include "core/transfer_backend.hpp"
+
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -11,11 +14,24 @@ struct Profile;
 
 namespace pdcheck::wire {
 
-/// The transfer backends whose decode -> prefill frames pdcheck reads and writes.
-enum class Backend { mooncake, mori, nixl };
+/// The backends whose own decode -> prefill frames the codecs here read and
+/// write, in the order pdcheck lists them. Every function of this namespace that
+/// takes a TransferBackend wants one of these and throws std::logic_error for
+/// another: ascend and fake (frames not modelled) and mooncake_tcp, whose frames
+/// are Mooncake's (frames_backend maps it).
+inline constexpr std::array<TransferBackend, 3> k_wire_backends = {TransferBackend::mooncake, TransferBackend::mori,
+                                                                   TransferBackend::nixl};
 
-std::string_view backend_name(Backend b);
-std::optional<Backend> parse_backend(std::string_view name);
+/// Whether `b` is one of k_wire_backends.
+bool wire_speaking(TransferBackend b);
+/// The wire-speaking backend whose frames a server of `b` sends: `b` itself,
+/// mooncake for mooncake_tcp; nullopt for ascend and fake.
+std::optional<TransferBackend> frames_backend(TransferBackend b);
+/// The std::logic_error for a backend that is not wire-speaking (a programming error).
+[[noreturn]] void throw_not_wire_speaking(TransferBackend b);
+/// "mooncake", "mori" or "nixl" (`--backend` of decode, encode and capture, and
+/// capture files); nullopt for any other name, mooncake_tcp included.
+std::optional<TransferBackend> parse_wire_backend(std::string_view name);
 
 /// A wire generation: which frames a registration (or TransferInfo) has and how
 /// each is encoded. The same four names serve every backend; not every backend
@@ -39,18 +55,18 @@ std::optional<Generation> parse_generation(std::string_view text);
 std::vector<std::string> generation_names();
 
 /// Whether `backend` ever sent registrations of generation `g`.
-bool generation_supported(Backend backend, Generation g);
+bool generation_supported(TransferBackend backend, Generation g);
 /// The generations of `backend`, oldest first.
-std::vector<Generation> backend_generations(Backend backend);
+std::vector<Generation> backend_generations(TransferBackend backend);
 
 /// Registration frames on the wire (guard frame included) for a generation as
 /// SGLang sends it: mooncake 10/15/19/21, mori 14/14, nixl 13/17/24 (counted
 /// from the frame tables, registration_table.hpp); 0 for a generation the
 /// backend never sent.
-std::size_t registration_frame_count(Backend backend, Generation g);
+std::size_t registration_frame_count(TransferBackend backend, Generation g);
 
 /// The registration generation a decode rank of `profile` sends on `backend`.
-Generation generation_for_profile(Backend backend, const Profile& profile);
+Generation generation_for_profile(TransferBackend backend, const Profile& profile);
 
 /// TransferInfo has only two shapes per backend: flat (one int32 index array)
 /// before the per-component refactor, components (pack_int_lists 'i') after.

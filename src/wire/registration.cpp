@@ -134,7 +134,7 @@ Registration registration_from_layout(const model::RankLayout& layout, const Reg
   r.generation = params.generation;
   r.generation_evidence.push_back(
     fmt::format("derived from the layout of attention-TP rank {}, PP rank {} ({} {})", layout.attn_tp_rank,
-                layout.pp_rank, backend_name(params.backend), generation_name(params.generation)));
+                layout.pp_rank, transfer_backend_name(params.backend), generation_name(params.generation)));
   r.generation_forced = true;
   r.synthetic_pointers = true;
   r.endpoint = params.endpoint;
@@ -178,7 +178,7 @@ Registration registration_from_layout(const model::RankLayout& layout, const Reg
   }
 
   switch (params.backend) {
-  case Backend::mooncake:
+  case TransferBackend::mooncake:
     r.mooncake_session_id = fmt::format("{}:{}", params.endpoint, params.dst_port + 1);
     r.dst_kv_ptrs = kv_ptrs;
     r.dst_aux_ptrs = aux_ptrs;
@@ -192,7 +192,7 @@ Registration registration_from_layout(const model::RankLayout& layout, const Reg
       r.dst_kv_item_lens = params.kv_item_lens;
     }
     break;
-  case Backend::mori: {
+  case TransferBackend::mori: {
     r.engine_desc = to_bytes(fmt::format("pdcheck synthetic EngineDesc {}:{}", params.endpoint, params.dst_port + 1));
     r.dst_kv_mem_descs = desc_list("kv", kv_ptrs);
     r.dst_aux_mem_descs = desc_list("aux", aux_ptrs);
@@ -211,7 +211,7 @@ Registration registration_from_layout(const model::RankLayout& layout, const Reg
     }
     break;
   }
-  case Backend::nixl:
+  case TransferBackend::nixl:
     r.agent_name = fmt::format("pdcheck-synthetic-agent-tp{}", params.dst_tp_rank);
     r.agent_metadata = to_bytes("pdcheck synthetic NIXL agent metadata");
     r.dst_kv_ptrs = kv_ptrs;
@@ -228,6 +228,9 @@ Registration registration_from_layout(const model::RankLayout& layout, const Reg
       r.dst_num_slots = 0;
     }
     break;
+  case TransferBackend::ascend:
+  case TransferBackend::fake:
+  case TransferBackend::mooncake_tcp: throw_not_wire_speaking(params.backend);
   }
   // Flat generations decode an empty state frame as no component at all.
   if (!components) {

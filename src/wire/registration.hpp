@@ -37,7 +37,7 @@ struct FrameInfo
 struct Registration
 {
   // --- How it was obtained (not compared by operator==).
-  Backend backend = Backend::mooncake;
+  TransferBackend backend = TransferBackend::mooncake;
   Generation generation = Generation::components;
   /// Why this generation: e.g. "19 frames: mooncake components sends frames 0-18",
   /// "frame 6 parses as pack_int_lists: 1 component, 72 entries".
@@ -110,7 +110,7 @@ std::vector<std::size_t> state_entry_counts(const Registration& r);
 /// How registration_from_layout fills what a layout does not know.
 struct RegistrationParams
 {
-  Backend backend = Backend::mooncake;
+  TransferBackend backend = TransferBackend::mooncake;
   Generation generation = Generation::components;
   std::int64_t dst_tp_rank = 0;      ///< the decode rank's engine_rank
   std::int64_t dst_attn_tp_size = 1;

@@ -15,16 +15,19 @@ namespace pdcheck::wire {
 
 namespace detail {
 
-std::string registration_raise_consequence(Backend backend)
+std::string registration_raise_consequence(TransferBackend backend)
 {
   switch (backend) {
-  case Backend::mooncake:
+  case TransferBackend::mooncake:
     return "the prefill bootstrap thread has no try/except, so it dies and reads no further registration or request";
-  case Backend::mori:
+  case TransferBackend::mori:
     return "Mori catches it, logs 'Failed to register remote peer' and drops the peer: later requests fail with "
            "'Peer info missing for engine ...'";
-  case Backend::nixl:
+  case TransferBackend::nixl:
     return "NIXL keeps the error for this agent and raises it again for the agent's next room";
+  case TransferBackend::ascend:
+  case TransferBackend::fake:
+  case TransferBackend::mooncake_tcp: throw_not_wire_speaking(backend);
   }
   return "";
 }
@@ -76,7 +79,7 @@ GenerationDetection detect_mooncake(const Frames& frames)
   } else {
     d.generation = Generation::pre_dims;
   }
-  const std::size_t expected = registration_frame_count(Backend::mooncake, d.generation);
+  const std::size_t expected = registration_frame_count(TransferBackend::mooncake, d.generation);
   if (n == expected) {
     d.evidence.push_back(fmt::format("{}: mooncake {} sends frames 0-{}", frames_phrase(n),
                                      generation_name(d.generation), expected - 1));
@@ -150,7 +153,7 @@ GenerationDetection detect_nixl(const Frames& frames)
   } else {
     d.generation = Generation::pre_dims;
   }
-  const std::size_t expected = registration_frame_count(Backend::nixl, d.generation);
+  const std::size_t expected = registration_frame_count(TransferBackend::nixl, d.generation);
   if (n == expected) {
     d.evidence.push_back(fmt::format("{}: nixl {} sends a guard and {} payload frames", frames_phrase(n),
                                      generation_name(d.generation), expected - 1));
@@ -164,31 +167,34 @@ GenerationDetection detect_nixl(const Frames& frames)
 
 } // namespace
 
-GenerationDetection detect_registration_generation(Backend backend, const Frames& frames)
+GenerationDetection detect_registration_generation(TransferBackend backend, const Frames& frames)
 {
   switch (backend) {
-  case Backend::mooncake: return detect_mooncake(frames);
-  case Backend::mori: return detect_mori(frames);
-  case Backend::nixl: return detect_nixl(frames);
+  case TransferBackend::mooncake: return detect_mooncake(frames);
+  case TransferBackend::mori: return detect_mori(frames);
+  case TransferBackend::nixl: return detect_nixl(frames);
+  case TransferBackend::ascend:
+  case TransferBackend::fake:
+  case TransferBackend::mooncake_tcp: throw_not_wire_speaking(backend);
   }
   return {};
 }
 
-RegistrationDecode decode_registration(Backend backend, const Frames& frames, std::optional<Generation> generation,
-                                       DecodeMode mode)
+RegistrationDecode decode_registration(TransferBackend backend, const Frames& frames,
+                                       std::optional<Generation> generation, DecodeMode mode)
 {
   RegistrationDecode out;
   Registration r;
   r.backend = backend;
   if (generation) {
     if (!generation_supported(backend, *generation)) {
-      throw std::invalid_argument(fmt::format("{} has no {} registration generation", backend_name(backend),
+      throw std::invalid_argument(fmt::format("{} has no {} registration generation", transfer_backend_name(backend),
                                               generation_name(*generation)));
     }
     r.generation = *generation;
     r.generation_forced = true;
-    r.generation_evidence.push_back(fmt::format("given: parsed as {} {}", backend_name(backend),
-                                                generation_name(*generation)));
+    r.generation_evidence.push_back(
+      fmt::format("given: parsed as {} {}", transfer_backend_name(backend), generation_name(*generation)));
   } else {
     GenerationDetection d = detect_registration_generation(backend, frames);
     r.generation = d.generation;
@@ -197,7 +203,7 @@ RegistrationDecode decode_registration(Backend backend, const Frames& frames, st
 
   const RegistrationTable& table = registration_table(backend, r.generation);
   const std::string kind =
-    fmt::format("a {} {} registration", backend_name(backend), generation_name(r.generation));
+    fmt::format("a {} {} registration", transfer_backend_name(backend), generation_name(r.generation));
   const std::size_t base = table.guard.empty() ? 0 : 1;
   detail::FrameReader reader(frames, base, mode, kind, table.wire_frames(),
                              detail::registration_raise_consequence(backend));
@@ -216,16 +222,17 @@ RegistrationDecode decode_registration(Backend backend, const Frames& frames, st
       const std::string got = python_bytes_repr(frames[0]);
       if (mode == DecodeMode::strict) {
         reader.fail_wire(0, "guard", 0, fmt::format("expected the guard b'{}', got {}", guard, got),
-                         backend == Backend::mori
+                         backend == TransferBackend::mori
                            ? "SGLang would drop the message with the warning 'Received malformed bootstrap message'"
                            : "SGLang would raise " + render_delivered(MessageId::nixl_guard, {{"guard", guard}}));
       } else {
         reader.fail_wire(0, "guard", std::nullopt,
-                         backend == Backend::mori
+                         backend == TransferBackend::mori
                            ? "the message is dropped with the warning 'Received malformed bootstrap message'"
                            : render_delivered(MessageId::nixl_guard, {{"guard", guard}}),
-                         backend == Backend::mori ? "nothing is registered"
-                                                  : "the NIXL listener logs it and stays up; nothing is registered");
+                         backend == TransferBackend::mori
+                           ? "nothing is registered"
+                           : "the NIXL listener logs it and stays up; nothing is registered");
       }
       guard_ok = false;
     }
@@ -243,7 +250,7 @@ RegistrationDecode decode_registration(Backend backend, const Frames& frames, st
   const std::size_t read = table.wire_frames();
   if (frames.size() > read) {
     out.notes.push_back(fmt::format("frames {}-{} are not read by the {} {} parser (SGLang ignores them)", read,
-                                    frames.size() - 1, backend_name(backend), generation_name(r.generation)));
+                                    frames.size() - 1, transfer_backend_name(backend), generation_name(r.generation)));
   }
   if (reader.problem()) {
     out.problem = reader.problem();
@@ -254,8 +261,8 @@ RegistrationDecode decode_registration(Backend backend, const Frames& frames, st
   return out;
 }
 
-Registration decode_registration_or_throw(Backend backend, const Frames& frames, std::optional<Generation> generation,
-                                          const std::string& origin)
+Registration decode_registration_or_throw(TransferBackend backend, const Frames& frames,
+                                          std::optional<Generation> generation, const std::string& origin)
 {
   RegistrationDecode d = decode_registration(backend, frames, generation, DecodeMode::strict);
   if (d.problem) {

@@ -22,7 +22,7 @@ struct GenerationDetection
 /// number of frames), the guard frame, and whether the state frames parse as
 /// pack_int_lists (4 + 4n + sum(lens) == len) or as flat native arrays / msgpack
 /// lists. Never fails: garbage gets the closest guess and says so.
-GenerationDetection detect_registration_generation(Backend backend, const Frames& frames);
+GenerationDetection detect_registration_generation(TransferBackend backend, const Frames& frames);
 
 /// The outcome of decoding a registration.
 struct RegistrationDecode
@@ -40,14 +40,14 @@ struct RegistrationDecode
 /// instead of detection: with DecodeMode::sglang this answers "what does a
 /// prefill of generation X make of these frames", e.g. a components prefill
 /// reading a flat decode's registration.
-RegistrationDecode decode_registration(Backend backend, const Frames& frames,
+RegistrationDecode decode_registration(TransferBackend backend, const Frames& frames,
                                        std::optional<Generation> generation = std::nullopt,
                                        DecodeMode mode = DecodeMode::strict);
 
 /// Strict decode; a malformed message throws InputError with where =
 /// "<origin>: frame N (field)" and what = "byte K: expected ...; SGLang would ...".
-Registration decode_registration_or_throw(Backend backend, const Frames& frames, std::optional<Generation> generation,
-                                          const std::string& origin);
+Registration decode_registration_or_throw(TransferBackend backend, const Frames& frames,
+                                          std::optional<Generation> generation, const std::string& origin);
 
 /// Frames SGLang would send for `r`, in `generation` (default: r.generation).
 struct EncodedRegistration

@@ -44,23 +44,26 @@ std::string_view codec_encoding(Codec codec)
   return "?";
 }
 
-const RegistrationTable* find_registration_table(Backend backend, Generation g)
+const RegistrationTable* find_registration_table(TransferBackend backend, Generation g)
 {
   switch (backend) {
-  case Backend::mooncake: return detail::mooncake_registration_table(g);
-  case Backend::mori: return detail::mori_registration_table(g);
-  case Backend::nixl: return detail::nixl_registration_table(g);
+  case TransferBackend::mooncake: return detail::mooncake_registration_table(g);
+  case TransferBackend::mori: return detail::mori_registration_table(g);
+  case TransferBackend::nixl: return detail::nixl_registration_table(g);
+  case TransferBackend::ascend:
+  case TransferBackend::fake:
+  case TransferBackend::mooncake_tcp: throw_not_wire_speaking(backend);
   }
   return nullptr;
 }
 
-const RegistrationTable& registration_table(Backend backend, Generation g)
+const RegistrationTable& registration_table(TransferBackend backend, Generation g)
 {
   if (const RegistrationTable* t = find_registration_table(backend, g)) {
     return *t;
   }
   throw std::invalid_argument(
-    fmt::format("{} has no {} registration generation", backend_name(backend), generation_name(g)));
+    fmt::format("{} has no {} registration generation", transfer_backend_name(backend), generation_name(g)));
 }
 
 namespace {
@@ -86,7 +89,7 @@ bool carries(const FrameRow& row, const FrameMember& member)
 
 } // namespace
 
-std::string_view registration_field_name(Backend backend, const FrameMember& member)
+std::string_view registration_field_name(TransferBackend backend, const FrameMember& member)
 {
   std::vector<Generation> generations = backend_generations(backend);
   std::reverse(generations.begin(), generations.end());
@@ -97,7 +100,7 @@ std::string_view registration_field_name(Backend backend, const FrameMember& mem
       }
     }
   }
-  throw std::logic_error(fmt::format("no {} registration frame carries this field", backend_name(backend)));
+  throw std::logic_error(fmt::format("no {} registration frame carries this field", transfer_backend_name(backend)));
 }
 
 namespace detail {

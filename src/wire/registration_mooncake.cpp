@@ -134,7 +134,7 @@ std::vector<std::string> mooncake_dropped(const Registration& r, Generation g)
 
 constexpr RegistrationTable make(Generation g, std::span<const FrameRow> rows)
 {
-  return RegistrationTable{Backend::mooncake, g, "", rows, nullptr, &mooncake_dropped};
+  return RegistrationTable{TransferBackend::mooncake, g, "", rows, nullptr, &mooncake_dropped};
 }
 
 constexpr RegistrationTable tables[] = {

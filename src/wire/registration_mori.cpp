@@ -80,7 +80,7 @@ std::vector<std::string> mori_dropped(const Registration& r, Generation g)
 
 constexpr RegistrationTable make(Generation g, std::span<const FrameRow> rows)
 {
-  return RegistrationTable{Backend::mori, g, "MoriMsgGuard", rows, opaque_note, &mori_dropped};
+  return RegistrationTable{TransferBackend::mori, g, "MoriMsgGuard", rows, opaque_note, &mori_dropped};
 }
 
 constexpr RegistrationTable tables[] = {

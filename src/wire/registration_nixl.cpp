@@ -111,7 +111,7 @@ std::vector<std::string> nixl_dropped(const Registration& r, Generation g)
 
 constexpr RegistrationTable make(Generation g, std::span<const FrameRow> rows)
 {
-  return RegistrationTable{Backend::nixl, g, "NixlMsgGuard", rows, nullptr, &nixl_dropped};
+  return RegistrationTable{TransferBackend::nixl, g, "NixlMsgGuard", rows, nullptr, &nixl_dropped};
 }
 
 constexpr RegistrationTable tables[] = {

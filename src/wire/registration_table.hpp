@@ -129,7 +129,7 @@ consteval FrameRow frame(std::size_t index, const char* field, Codec codec, Abse
 /// The frames of one (backend, generation).
 struct RegistrationTable
 {
-  Backend backend = Backend::mooncake;
+  TransferBackend backend = TransferBackend::mooncake;
   Generation generation = Generation::components;
   std::string_view guard;         ///< the guard frame 0 (b"MoriMsgGuard"), empty for Mooncake
   std::span<const FrameRow> rows; ///< in SGLang's evaluation order; indices dense from 0
@@ -146,16 +146,16 @@ struct RegistrationTable
 };
 
 /// The table of `backend` in generation `g`; nullptr when `backend` never sent `g`.
-const RegistrationTable* find_registration_table(Backend backend, Generation g);
+const RegistrationTable* find_registration_table(TransferBackend backend, Generation g);
 /// Likewise, throwing std::invalid_argument for a generation the backend never sent.
-const RegistrationTable& registration_table(Backend backend, Generation g);
+const RegistrationTable& registration_table(TransferBackend backend, Generation g);
 
 /// SGLang's name for `member` on `backend`: the field of the first row that
 /// carries it, newest generation first ("dst_tp_rank" on Mooncake,
 /// "decode_tp_rank" on Mori and NIXL). A Mori descriptor frame is found by its
 /// bytes member too (&Registration::dst_kv_mem_descs). Throws std::logic_error
 /// when no table of the backend carries it.
-std::string_view registration_field_name(Backend backend, const FrameMember& member);
+std::string_view registration_field_name(TransferBackend backend, const FrameMember& member);
 
 namespace detail {
 // Defined next to each backend's tables.

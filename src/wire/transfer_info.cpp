@@ -31,13 +31,17 @@ auto wire_fields(const TransferInfo& t)
                   t.dst_device_kv_indices, t.is_dummy_rank, t.transfer_generation, t.is_dummy);
 }
 
-std::string consequence(Backend backend)
+std::string consequence(TransferBackend backend)
 {
   switch (backend) {
-  case Backend::mooncake:
+  case TransferBackend::mooncake:
     return "the prefill bootstrap thread has no try/except, so it dies and reads no further message";
-  case Backend::mori: return "Mori catches it and logs 'Failed to parse transfer info message'; the request waits";
-  case Backend::nixl: return "NIXL records the error for this room and fails it";
+  case TransferBackend::mori:
+    return "Mori catches it and logs 'Failed to parse transfer info message'; the request waits";
+  case TransferBackend::nixl: return "NIXL records the error for this room and fails it";
+  case TransferBackend::ascend:
+  case TransferBackend::fake:
+  case TransferBackend::mooncake_tcp: throw_not_wire_speaking(backend);
   }
   return "";
 }
@@ -196,13 +200,16 @@ void decode_nixl(FrameReader& reader, bool comp, TransferInfo& t)
                          [](ByteView b) { return detail::decode_dummy_flag(b); });
 }
 
-std::size_t payload_count(Backend backend, Generation shape)
+std::size_t payload_count(TransferBackend backend, Generation shape)
 {
   const bool comp = shape == Generation::components;
   switch (backend) {
-  case Backend::mooncake: return comp ? 10 : 8;
-  case Backend::mori: return comp ? 9 : 8;
-  case Backend::nixl: return comp ? 11 : 8;
+  case TransferBackend::mooncake: return comp ? 10 : 8;
+  case TransferBackend::mori: return comp ? 9 : 8;
+  case TransferBackend::nixl: return comp ? 11 : 8;
+  case TransferBackend::ascend:
+  case TransferBackend::fake:
+  case TransferBackend::mooncake_tcp: throw_not_wire_speaking(backend);
   }
   return 0;
 }
@@ -217,11 +224,11 @@ bool operator==(const TransferInfo& a, const TransferInfo& b)
 std::pair<bool, std::string> dummy_rule(const TransferInfo& t)
 {
   switch (t.backend) {
-  case Backend::mooncake: {
+  case TransferBackend::mooncake: {
     const bool dummy = t.dst_kv_indices.empty() && !t.dst_aux_index.has_value();
     return {dummy, "mooncake: dummy when frames 4 (kv indices) and 5 (aux index) are both b''"};
   }
-  case Backend::mori: {
+  case TransferBackend::mori: {
     const bool flat = t.generation == Generation::flat || t.generation == Generation::pre_dims;
     const bool no_aux = t.dst_aux_index.value_or(-1) < 0;
     const bool no_prefix = flat || t.decode_prefix_len.value_or(0) == 0;
@@ -229,7 +236,7 @@ std::pair<bool, std::string> dummy_rule(const TransferInfo& t)
             flat ? "mori: dummy when there are no kv indices and the aux index is < 0"
                  : "mori: dummy when there are no kv indices, the aux index is < 0 and no decode_prefix_len"};
   }
-  case Backend::nixl:
+  case TransferBackend::nixl:
     if (t.is_dummy_rank) {
       return {*t.is_dummy_rank, "nixl: frame 10 (is_dummy) decides"};
     }
@@ -237,22 +244,26 @@ std::pair<bool, std::string> dummy_rule(const TransferInfo& t)
       return {false, "nixl: no kv indices but a decode_prefix_len: not a dummy (aux and state still needed)"};
     }
     return {t.dst_kv_indices.empty(), "nixl: dummy when there are no kv indices"};
+  case TransferBackend::ascend:
+  case TransferBackend::fake:
+  case TransferBackend::mooncake_tcp: throw_not_wire_speaking(t.backend);
   }
   return {false, ""};
 }
 
-std::pair<Generation, std::vector<std::string>> detect_transfer_info_generation(Backend backend, const Frames& frames)
+std::pair<Generation, std::vector<std::string>> detect_transfer_info_generation(TransferBackend backend,
+                                                                                const Frames& frames)
 {
-  const std::size_t guard = backend == Backend::mooncake ? 0 : 1;
+  const std::size_t guard = backend == TransferBackend::mooncake ? 0 : 1;
   const std::size_t payload = frames.size() > guard ? frames.size() - guard : 0;
   const std::size_t components = payload_count(backend, Generation::components);
   const std::size_t flat = payload_count(backend, Generation::flat);
   std::vector<std::string> evidence;
   const Generation g = payload > flat ? Generation::components : Generation::flat;
   const std::size_t expected = (g == Generation::components ? components : flat) + guard;
-  evidence.push_back(fmt::format("{} frames: a {} {} TransferInfo has {}", frames.size(), backend_name(backend),
-                                 generation_name(g), expected));
-  const std::size_t state = (backend == Backend::nixl ? 7 : 6) + guard;
+  evidence.push_back(fmt::format("{} frames: a {} {} TransferInfo has {}", frames.size(),
+                                 transfer_backend_name(backend), generation_name(g), expected));
+  const std::size_t state = (backend == TransferBackend::nixl ? 7 : 6) + guard;
   if (state < frames.size() && !frames[state].empty()) {
     const bool sane = is_sane_int_lists(frames[state], 4);
     evidence.push_back(fmt::format("frame {} (dst_state_indices) {}", state,
@@ -261,44 +272,48 @@ std::pair<Generation, std::vector<std::string>> detect_transfer_info_generation(
   return {g, evidence};
 }
 
-TransferInfoDecode decode_transfer_info(Backend backend, const Frames& frames, std::optional<Generation> generation,
-                                        DecodeMode mode)
+TransferInfoDecode decode_transfer_info(TransferBackend backend, const Frames& frames,
+                                        std::optional<Generation> generation, DecodeMode mode)
 {
   TransferInfoDecode out;
   TransferInfo t;
   t.backend = backend;
   if (generation) {
     t.generation = transfer_info_shape(*generation);
-    t.generation_evidence.push_back(
-      fmt::format("given: parsed as {} {} TransferInfo", backend_name(backend), generation_name(t.generation)));
+    t.generation_evidence.push_back(fmt::format("given: parsed as {} {} TransferInfo", transfer_backend_name(backend),
+                                                generation_name(t.generation)));
   } else {
     auto [g, evidence] = detect_transfer_info_generation(backend, frames);
     t.generation = g;
     t.generation_evidence = std::move(evidence);
   }
   const bool comp = t.generation == Generation::components;
-  const std::size_t base = backend == Backend::mooncake ? 0 : 1;
+  const std::size_t base = backend == TransferBackend::mooncake ? 0 : 1;
   const std::string kind =
-    fmt::format("a {} {} TransferInfo", backend_name(backend), generation_name(t.generation));
+    fmt::format("a {} {} TransferInfo", transfer_backend_name(backend), generation_name(t.generation));
   FrameReader reader(frames, base, mode, kind, base + payload_count(backend, t.generation), consequence(backend));
 
   bool guard_ok = true;
   if (base == 1) {
-    const std::string guard = backend == Backend::mori ? "MoriMsgGuard" : "NixlMsgGuard";
+    const std::string guard = backend == TransferBackend::mori ? "MoriMsgGuard" : "NixlMsgGuard";
     if (frames.empty() || to_string(frames[0]) != guard) {
       const std::string got = frames.empty() ? "no frames" : python_bytes_repr(frames[0]);
       reader.fail_wire(0, "guard", frames.empty() ? std::nullopt : std::optional<std::size_t>(0),
                        fmt::format("expected the guard b'{}', got {}", guard, got),
-                       backend == Backend::mori ? "SGLang drops the message ('Received malformed bootstrap message')"
-                                                : "SGLang rejects it as foreign traffic");
+                       backend == TransferBackend::mori
+                         ? "SGLang drops the message ('Received malformed bootstrap message')"
+                         : "SGLang rejects it as foreign traffic");
       guard_ok = false;
     }
   }
   if (guard_ok) {
     switch (backend) {
-    case Backend::mooncake: decode_mooncake(reader, comp, t); break;
-    case Backend::mori: decode_mori(reader, comp, t); break;
-    case Backend::nixl: decode_nixl(reader, comp, t); break;
+    case TransferBackend::mooncake: decode_mooncake(reader, comp, t); break;
+    case TransferBackend::mori: decode_mori(reader, comp, t); break;
+    case TransferBackend::nixl: decode_nixl(reader, comp, t); break;
+    case TransferBackend::ascend:
+    case TransferBackend::fake:
+    case TransferBackend::mooncake_tcp: throw_not_wire_speaking(backend);
     }
   }
   t.frames = reader.take_info();
@@ -307,7 +322,7 @@ TransferInfoDecode decode_transfer_info(Backend backend, const Frames& frames, s
   const std::size_t read = base + payload_count(backend, t.generation);
   if (frames.size() > read) {
     out.notes.push_back(fmt::format("frames {}-{} are not read by the {} {} parser (SGLang ignores them)", read,
-                                    frames.size() - 1, backend_name(backend), generation_name(t.generation)));
+                                    frames.size() - 1, transfer_backend_name(backend), generation_name(t.generation)));
   }
   if (reader.problem()) {
     out.problem = reader.problem();
@@ -319,8 +334,8 @@ TransferInfoDecode decode_transfer_info(Backend backend, const Frames& frames, s
   return out;
 }
 
-TransferInfo decode_transfer_info_or_throw(Backend backend, const Frames& frames, std::optional<Generation> generation,
-                                           const std::string& origin)
+TransferInfo decode_transfer_info_or_throw(TransferBackend backend, const Frames& frames,
+                                           std::optional<Generation> generation, const std::string& origin)
 {
   TransferInfoDecode d = decode_transfer_info(backend, frames, generation, DecodeMode::strict);
   if (d.problem) {
@@ -340,7 +355,7 @@ Frames encode_transfer_info(const TransferInfo& t, std::optional<Generation> gen
                                                                             : t.dst_state_indices[0];
   Frames f;
   switch (t.backend) {
-  case Backend::mooncake:
+  case TransferBackend::mooncake:
     f.push_back(encode_ascii_int(t.room));
     f.push_back(to_bytes(t.endpoint));
     f.push_back(encode_ascii_int(t.dst_port));
@@ -358,7 +373,7 @@ Frames encode_transfer_info(const TransferInfo& t, std::optional<Generation> gen
       f.push_back(!t.is_dummy && t.dst_device_kv_indices ? encode_int32_array(*t.dst_device_kv_indices) : Bytes{});
     }
     break;
-  case Backend::mori:
+  case TransferBackend::mori:
     f.push_back(to_bytes("MoriMsgGuard"));
     f.push_back(encode_ascii_int(t.room));
     f.push_back(to_bytes(t.endpoint));
@@ -376,7 +391,7 @@ Frames encode_transfer_info(const TransferInfo& t, std::optional<Generation> gen
       f.push_back(t.decode_prefix_len.value_or(0) > 0 ? encode_ascii_int(*t.decode_prefix_len) : Bytes{});
     }
     break;
-  case Backend::nixl:
+  case TransferBackend::nixl:
     f.push_back(to_bytes("NixlMsgGuard"));
     f.push_back(encode_ascii_int(t.room));
     f.push_back(to_bytes(t.endpoint));
@@ -394,6 +409,9 @@ Frames encode_transfer_info(const TransferInfo& t, std::optional<Generation> gen
       f.push_back(!t.is_dummy ? encode_int32_array(flat_state) : Bytes{});
     }
     break;
+  case TransferBackend::ascend:
+  case TransferBackend::fake:
+  case TransferBackend::mooncake_tcp: throw_not_wire_speaking(t.backend);
   }
   return f;
 }

@@ -19,7 +19,7 @@ namespace pdcheck::wire {
 struct TransferInfo
 {
   // --- How it was obtained (not compared by operator==).
-  Backend backend = Backend::mooncake;
+  TransferBackend backend = TransferBackend::mooncake;
   Generation generation = Generation::components; ///< flat or components
   std::vector<std::string> generation_evidence;
   std::vector<FrameInfo> frames;
@@ -65,17 +65,18 @@ struct TransferInfoDecode
 
 /// Flat or components, from the frame count (Mooncake 8 / 10, Mori 9 / 10, NIXL
 /// 9 / 12 with the guard) and the shape of the state frame.
-std::pair<Generation, std::vector<std::string>> detect_transfer_info_generation(Backend backend, const Frames& frames);
+std::pair<Generation, std::vector<std::string>> detect_transfer_info_generation(TransferBackend backend,
+                                                                                const Frames& frames);
 
 /// Decodes a per-request message; `generation` forces the parser (pre-dims
 /// reads as flat, components-layouts as components).
-TransferInfoDecode decode_transfer_info(Backend backend, const Frames& frames,
+TransferInfoDecode decode_transfer_info(TransferBackend backend, const Frames& frames,
                                         std::optional<Generation> generation = std::nullopt,
                                         DecodeMode mode = DecodeMode::strict);
 
 /// Strict decode; throws InputError("<origin>: frame N (field)", "byte K: ...").
-TransferInfo decode_transfer_info_or_throw(Backend backend, const Frames& frames, std::optional<Generation> generation,
-                                           const std::string& origin);
+TransferInfo decode_transfer_info_or_throw(TransferBackend backend, const Frames& frames,
+                                           std::optional<Generation> generation, const std::string& origin);
 
 /// The frames `send_metadata` writes for `t` (a dummy gets SGLang's empty
 /// frames). Throws std::invalid_argument when a flat message would need more

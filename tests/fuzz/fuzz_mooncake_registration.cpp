@@ -4,5 +4,5 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 {
-  return pdcheck::fuzz::fuzz_registration(pdcheck::wire::Backend::mooncake, data, size);
+  return pdcheck::fuzz::fuzz_registration(pdcheck::TransferBackend::mooncake, data, size);
 }

@@ -8,7 +8,7 @@
 
 namespace pdcheck::fuzz {
 
-inline int fuzz_registration(wire::Backend backend, const std::uint8_t* data, std::size_t size)
+inline int fuzz_registration(TransferBackend backend, const std::uint8_t* data, std::size_t size)
 {
   using namespace pdcheck::wire;
   const Frames frames = split_frames(data, size);

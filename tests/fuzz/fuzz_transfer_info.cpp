@@ -11,7 +11,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (size == 0) {
     return 0;
   }
-  const Backend backend = static_cast<Backend>(data[0] % 3);
+  const pdcheck::TransferBackend backend = k_wire_backends[data[0] % k_wire_backends.size()]; // mooncake, mori, nixl
   const Frames frames = pdcheck::fuzz::split_frames(data + 1, size - 1);
   for (std::optional<Generation> g :
        {std::optional<Generation>{}, std::optional<Generation>{Generation::flat},

@@ -103,12 +103,12 @@ TEST_CASE("capture: a registration and a TransferInfo cut into small segments co
       REQUIRE(r.messages.size() == 2);
       CHECK(r.frames[0] == reg);
       CHECK(r.messages[0].kind == capture::MessageKind::registration);
-      CHECK(r.messages[0].backend == wire::Backend::mooncake);
+      CHECK(r.messages[0].backend == TransferBackend::mooncake);
       CHECK(r.messages[0].dst_tp_rank == 1);
       CHECK(r.messages[0].generation == wire::Generation::components);
       CHECK(r.frames[1] == ti);
       CHECK(r.messages[1].kind == capture::MessageKind::transfer_info);
-      CHECK(r.messages[1].backend == wire::Backend::mori);
+      CHECK(r.messages[1].backend == TransferBackend::mori);
       const auto& f = flow_from(r, k_decode);
       CHECK(f.complete());
       CHECK(f.socket_type == "PUSH");
@@ -146,7 +146,7 @@ TEST_CASE("capture: IPv6, reordering and a retransmission are put back in order"
   const auto r = analyze(pcap.write(dir.path / "v6.pcap"));
   REQUIRE(r.messages.size() == 1);
   CHECK(r.frames[0] == reg);
-  CHECK(r.messages[0].backend == wire::Backend::nixl);
+  CHECK(r.messages[0].backend == TransferBackend::nixl);
   const auto& f = r.flows.at(0);
   CHECK(capture::endpoint_text(f.src) == "[fd00::2]:50000");
   CHECK(f.complete());
@@ -236,7 +236,7 @@ TEST_CASE("capture: unclassified messages say why", "[capture]")
   PcapBuilder pcap;
   test::send_stream(pcap, k_prefill, k_decode, test::zmtp_stream({status, no_guard}), 1400);
   capture::AnalyzerOptions mori;
-  mori.backend = wire::Backend::mori;
+  mori.backend = TransferBackend::mori;
   const auto r = analyze(pcap.write(dir.path / "u.pcap"));
   REQUIRE(r.messages.size() == 2);
   CHECK(r.messages[0].kind == capture::MessageKind::unclassified);

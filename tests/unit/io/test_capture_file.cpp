@@ -81,7 +81,7 @@ TEST_CASE("capture files: JSON, keys, frames", "[io][capture]")
     R"({"backend": "mori", "kind": "transfer_info", "frames_hex": ["4d6f72694d7367477561726400", ""], "host": "d0",
         "note": "n", "generation": "gen-2"})",
     "c.json");
-  CHECK(c.backend == Backend::mori);
+  CHECK(c.backend == TransferBackend::mori);
   CHECK(c.kind == io::CaptureKind::transfer_info);
   CHECK(c.hex);
   CHECK(c.frames.size() == 2);
@@ -150,13 +150,13 @@ TEST_CASE("every malformed capture is one line naming frame, byte and what was e
   SECTION("wrong guard frame")
   {
     Registration r;
-    r.backend = Backend::mori;
+    r.backend = TransferBackend::mori;
     Frames f = encode_registration(r, Generation::components).frames;
     f[0] = to_bytes("None");
     CHECK(registration_error("mori", f) ==
           "bad.json: frame 0 (guard): byte 0: expected the guard b'MoriMsgGuard', got b'None'; SGLang would drop the "
           "message with the warning 'Received malformed bootstrap message'");
-    r.backend = Backend::nixl;
+    r.backend = TransferBackend::nixl;
     f = encode_registration(r, Generation::components).frames;
     f[0] = to_bytes("MoriMsgGuard");
     CHECK(registration_error("nixl", f) ==
@@ -235,7 +235,7 @@ TEST_CASE("the example captures decode to what they say", "[io][capture][example
   {
     const io::Capture c = io::load_capture(source_path("examples/captures/qwen3-next-tp2-rank1-nixl-components.json"));
     const Registration r = io::registration_from_capture(c);
-    CHECK(r.backend == Backend::nixl);
+    CHECK(r.backend == TransferBackend::nixl);
     CHECK(r.generation == Generation::components);
     CHECK(r.dst_num_slots == 400000);
     CHECK(r.dst_kv_mem_kinds.size() == 24);

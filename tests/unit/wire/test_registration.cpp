@@ -22,7 +22,7 @@ class RandomRegistration
 public:
   explicit RandomRegistration(std::uint64_t seed) : m_rng(seed) {}
 
-  Registration make(Backend backend, Generation g)
+  Registration make(TransferBackend backend, Generation g)
   {
     Registration r;
     r.backend = backend;
@@ -38,7 +38,7 @@ public:
       r.dst_state_dim_per_tensor = lists(comp, 0xffffffffu);
     }
     switch (backend) {
-    case Backend::mooncake:
+    case TransferBackend::mooncake:
       r.mooncake_session_id = fmt::format("{}:{}", r.endpoint, below(65536));
       r.dst_kv_ptrs = values(6, ~0ull);
       r.dst_aux_ptrs = values(3, ~0ull);
@@ -64,7 +64,7 @@ public:
         }
       }
       break;
-    case Backend::mori: {
+    case TransferBackend::mori: {
       r.gpu_id = static_cast<std::int64_t>(below(8));
       r.engine_desc = blob(40);
       r.dst_kv_mem_descs = descs(r.kv_mem_desc_count);
@@ -91,7 +91,7 @@ public:
       }
       break;
     }
-    case Backend::nixl:
+    case TransferBackend::nixl:
       r.gpu_id = static_cast<std::int64_t>(below(8));
       r.agent_name = fmt::format("agent-{}", m_rng());
       r.agent_metadata = blob(64);
@@ -116,6 +116,9 @@ public:
         r.dst_dcp_rank = static_cast<std::int64_t>(below(8));
       }
       break;
+    case TransferBackend::ascend:
+    case TransferBackend::fake:
+    case TransferBackend::mooncake_tcp: wire::throw_not_wire_speaking(backend);
     }
     return r;
   }
@@ -186,9 +189,9 @@ private:
   std::mt19937_64 m_rng;
 };
 
-std::string describe(Backend b, Generation g)
+std::string describe(TransferBackend b, Generation g)
 {
-  return fmt::format("{} {}", backend_name(b), generation_name(g));
+  return fmt::format("{} {}", transfer_backend_name(b), generation_name(g));
 }
 
 model::RankLayout qwen3_next_tp2_layout()
@@ -222,16 +225,16 @@ model::RankLayout qwen3_next_tp2_layout()
 
 TEST_CASE("decode(encode(x)) == x for every backend and generation", "[wire][registration][property]")
 {
-  const auto [backend, g] = GENERATE(table<Backend, Generation>({
-    {Backend::mooncake, Generation::pre_dims},
-    {Backend::mooncake, Generation::flat},
-    {Backend::mooncake, Generation::components},
-    {Backend::mooncake, Generation::components_layouts},
-    {Backend::mori, Generation::flat},
-    {Backend::mori, Generation::components},
-    {Backend::nixl, Generation::pre_dims},
-    {Backend::nixl, Generation::flat},
-    {Backend::nixl, Generation::components},
+  const auto [backend, g] = GENERATE(table<TransferBackend, Generation>({
+    {TransferBackend::mooncake, Generation::pre_dims},
+    {TransferBackend::mooncake, Generation::flat},
+    {TransferBackend::mooncake, Generation::components},
+    {TransferBackend::mooncake, Generation::components_layouts},
+    {TransferBackend::mori, Generation::flat},
+    {TransferBackend::mori, Generation::components},
+    {TransferBackend::nixl, Generation::pre_dims},
+    {TransferBackend::nixl, Generation::flat},
+    {TransferBackend::nixl, Generation::components},
   }));
   const std::uint64_t seed = GENERATE(range(1, 61));
   INFO(describe(backend, g) << ", seed " << seed);
@@ -248,7 +251,7 @@ TEST_CASE("decode(encode(x)) == x for every backend and generation", "[wire][reg
   REQUIRE_FALSE(detected.problem);
   CHECK(*detected.registration == x);
   // Mori with no state frames reads the same either way, so only there may detection differ.
-  if (!(backend == Backend::mori && x.state_mem_desc_counts.empty() && x.dst_state_item_lens.empty() &&
+  if (!(backend == TransferBackend::mori && x.state_mem_desc_counts.empty() && x.dst_state_item_lens.empty() &&
         x.dst_state_dim_per_tensor.empty())) {
     CHECK(detected.registration->generation == g);
   }
@@ -267,7 +270,7 @@ TEST_CASE("edge cases round-trip: no components, one empty component", "[wire][r
     x.dst_state_dim_per_tensor = lists;
     x.dst_state_layer_ids = lists;
     for (Generation g : {Generation::components, Generation::components_layouts}) {
-      const auto d = decode_registration(Backend::mooncake, encode_registration(x, g).frames);
+      const auto d = decode_registration(TransferBackend::mooncake, encode_registration(x, g).frames);
       REQUIRE_FALSE(d.problem);
       CHECK(*d.registration == x);
     }
@@ -276,7 +279,7 @@ TEST_CASE("edge cases round-trip: no components, one empty component", "[wire][r
   {
     Registration x;
     x.dst_state_data_ptrs = {{}};
-    const auto d = decode_registration(Backend::mooncake, encode_registration(x, Generation::flat).frames);
+    const auto d = decode_registration(TransferBackend::mooncake, encode_registration(x, Generation::flat).frames);
     REQUIRE(d.registration);
     CHECK(d.registration->dst_state_data_ptrs.empty());
   }
@@ -295,20 +298,21 @@ TEST_CASE("generation detection shows its evidence", "[wire][registration]")
 {
   Registration x = registration_from_layout(qwen3_next_tp2_layout(), RegistrationParams{});
   const Frames gen2 = encode_registration(x, Generation::components).frames;
-  const auto d2 = detect_registration_generation(Backend::mooncake, gen2);
+  const auto d2 = detect_registration_generation(TransferBackend::mooncake, gen2);
   CHECK(d2.generation == Generation::components);
   CHECK(d2.evidence == std::vector<std::string>{"19 frames: mooncake components sends frames 0-18",
                                                 "frame 6 parses as pack_int_lists: 1 component, 72 entries"});
   const Frames gen1 = encode_registration(x, Generation::flat).frames;
-  const auto d1 = detect_registration_generation(Backend::mooncake, gen1);
+  const auto d1 = detect_registration_generation(TransferBackend::mooncake, gen1);
   CHECK(d1.generation == Generation::flat);
   CHECK(d1.evidence == std::vector<std::string>{
                          "15 frames: mooncake flat sends frames 0-14",
                          "frame 6 is not a pack_int_lists encoding; as a flat native 'Q' array it holds 72 values",
                          "frame 12 is b'0' (enable_hisparse)"});
-  CHECK(detect_registration_generation(Backend::mooncake, encode_registration(x, Generation::pre_dims).frames)
+  CHECK(detect_registration_generation(TransferBackend::mooncake, encode_registration(x, Generation::pre_dims).frames)
           .generation == Generation::pre_dims);
-  CHECK(detect_registration_generation(Backend::mooncake, encode_registration(x, Generation::components_layouts).frames)
+  CHECK(detect_registration_generation(TransferBackend::mooncake,
+                                       encode_registration(x, Generation::components_layouts).frames)
           .generation == Generation::components_layouts);
 }
 
@@ -339,12 +343,12 @@ TEST_CASE("registration_from_layout: synthetic pointers, fields per generation",
   CHECK(old.dst_state_layer_ids.empty());
   CHECK(old.dst_state_data_ptrs.size() == 1);
 
-  p.backend = Backend::mori;
+  p.backend = TransferBackend::mori;
   p.generation = Generation::components;
   const Registration mori = registration_from_layout(layout, p);
   CHECK(mori.dst_state_data_ptrs.empty());
   CHECK(mori.state_mem_desc_counts == std::vector<std::size_t>{72});
-  const auto decoded = decode_registration(Backend::mori, encode_registration(mori).frames);
+  const auto decoded = decode_registration(TransferBackend::mori, encode_registration(mori).frames);
   REQUIRE(decoded.registration);
   CHECK(*decoded.registration == mori);
   CHECK(state_entry_counts(*decoded.registration) == std::vector<std::size_t>{72});
@@ -388,14 +392,15 @@ TEST_CASE("a newer prefill reading an older decode's frames, as SGLang would", "
   flat.synthetic_pointers = false;
   const Frames frames = encode_registration(flat, Generation::flat).frames;
 
-  const auto strict = decode_registration(Backend::mooncake, frames, Generation::components);
+  const auto strict = decode_registration(TransferBackend::mooncake, frames, Generation::components);
   REQUIRE(strict.problem);
   CHECK(strict.problem->where("cap.json") == "cap.json: frame 6 (dst_state_data_ptrs)");
   CHECK(strict.problem->message() == "byte 0: expected a sub-list count of at most 143 (a 576-byte frame holds no more "
                                      "lengths), got 1073741824; SGLang would raise struct.error: unpack requires a "
                                      "buffer of 4294967296 bytes");
 
-  const auto as_sglang = decode_registration(Backend::mooncake, frames, Generation::components, DecodeMode::sglang);
+  const auto as_sglang =
+    decode_registration(TransferBackend::mooncake, frames, Generation::components, DecodeMode::sglang);
   REQUIRE(as_sglang.problem);
   CHECK(as_sglang.problem->frame == 6);
   CHECK(as_sglang.problem->what == "struct.error: unpack requires a buffer of 4294967296 bytes");
@@ -407,7 +412,8 @@ TEST_CASE("a newer prefill reading an older decode's frames, as SGLang would", "
     Registration aligned = registration_from_layout(qwen3_next_tp2_layout(), p);
     aligned.dst_state_data_ptrs[0][0] = 0x7f0000000000; // a 4 GiB-aligned pointer: rare, but possible
     const Frames synthetic = encode_registration(aligned).frames;
-    const auto quiet = decode_registration(Backend::mooncake, synthetic, Generation::components, DecodeMode::sglang);
+    const auto quiet =
+      decode_registration(TransferBackend::mooncake, synthetic, Generation::components, DecodeMode::sglang);
     // Frame 10 (flat item lens) still breaks the header count.
     REQUIRE(quiet.problem);
     CHECK(quiet.problem->frame == 10);
@@ -418,7 +424,7 @@ TEST_CASE("a newer prefill reading an older decode's frames, as SGLang would", "
   {
     const Frames gen2 = encode_registration(registration_from_layout(qwen3_next_tp2_layout(), RegistrationParams{}))
                           .frames;
-    const auto garbage = decode_registration(Backend::mooncake, gen2, Generation::flat, DecodeMode::sglang);
+    const auto garbage = decode_registration(TransferBackend::mooncake, gen2, Generation::flat, DecodeMode::sglang);
     REQUIRE(garbage.registration);
     CHECK(garbage.registration->dst_state_data_ptrs.at(0).size() == 73);
     CHECK(garbage.registration->dst_state_item_lens.at(0).at(0) == 1);

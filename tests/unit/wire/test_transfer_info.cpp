@@ -7,13 +7,14 @@
 #include <random>
 
 using namespace pdcheck::wire;
+using pdcheck::TransferBackend;
 
 namespace {
 
 // A random TransferInfo that `backend` in `shape` can carry exactly: the
 // fields SGLang always re-sends (decode_prefix_len as "0", is_dummy as "0"/"1")
 // are set the way they come back.
-TransferInfo random_transfer_info(std::mt19937_64& rng, Backend backend, Generation shape, bool dummy)
+TransferInfo random_transfer_info(std::mt19937_64& rng, TransferBackend backend, Generation shape, bool dummy)
 {
   auto below = [&](std::uint64_t n) { return static_cast<std::int64_t>(rng() % n); };
   TransferInfo t;
@@ -25,12 +26,15 @@ TransferInfo random_transfer_info(std::mt19937_64& rng, Backend backend, Generat
   t.required_dst_info_num = 1 + below(8);
   const bool comp = shape == Generation::components;
   switch (backend) {
-  case Backend::mooncake: t.mooncake_session_id = fmt::format("{}:{}", t.endpoint, below(65536)); break;
-  case Backend::mori: t.engine_key = fmt::format("io-decode-{}", rng()); break;
-  case Backend::nixl:
+  case TransferBackend::mooncake: t.mooncake_session_id = fmt::format("{}:{}", t.endpoint, below(65536)); break;
+  case TransferBackend::mori: t.engine_key = fmt::format("io-decode-{}", rng()); break;
+  case TransferBackend::nixl:
     t.agent_name = fmt::format("agent-{}", rng());
     t.dst_aux_index = below(1000);
     break;
+  case TransferBackend::ascend:
+  case TransferBackend::fake:
+  case TransferBackend::mooncake_tcp: throw_not_wire_speaking(backend);
   }
   if (!dummy) {
     t.dst_kv_indices.resize(static_cast<std::size_t>(1 + below(6)));
@@ -52,25 +56,28 @@ TransferInfo random_transfer_info(std::mt19937_64& rng, Backend backend, Generat
   }
   if (comp) {
     switch (backend) {
-    case Backend::mooncake:
+    case TransferBackend::mooncake:
       t.decode_prefix_len = below(100);
       if (!dummy && below(2) == 1) {
         t.dst_device_kv_indices = std::vector<std::int32_t>{static_cast<std::int32_t>(below(99))};
       }
       break;
-    case Backend::mori:
+    case TransferBackend::mori:
       if (!dummy && below(2) == 1) {
         t.decode_prefix_len = 1 + below(100);
       }
       break;
-    case Backend::nixl:
+    case TransferBackend::nixl:
       t.decode_prefix_len = dummy ? 0 : below(100);
       t.is_dummy_rank = dummy;
       t.transfer_generation = fmt::format("g{}", rng());
       break;
+    case TransferBackend::ascend:
+    case TransferBackend::fake:
+    case TransferBackend::mooncake_tcp: throw_not_wire_speaking(backend);
     }
   }
-  if (backend == Backend::mori && !t.dst_aux_index) {
+  if (backend == TransferBackend::mori && !t.dst_aux_index) {
     t.dst_aux_index = -1;
   }
   t.is_dummy = dummy;
@@ -81,18 +88,18 @@ TransferInfo random_transfer_info(std::mt19937_64& rng, Backend backend, Generat
 
 TEST_CASE("TransferInfo: decode(encode(x)) == x for every backend and shape", "[wire][transfer_info][property]")
 {
-  const auto [backend, shape] = GENERATE(table<Backend, Generation>({
-    {Backend::mooncake, Generation::flat},
-    {Backend::mooncake, Generation::components},
-    {Backend::mori, Generation::flat},
-    {Backend::mori, Generation::components},
-    {Backend::nixl, Generation::flat},
-    {Backend::nixl, Generation::components},
+  const auto [backend, shape] = GENERATE(table<TransferBackend, Generation>({
+    {TransferBackend::mooncake, Generation::flat},
+    {TransferBackend::mooncake, Generation::components},
+    {TransferBackend::mori, Generation::flat},
+    {TransferBackend::mori, Generation::components},
+    {TransferBackend::nixl, Generation::flat},
+    {TransferBackend::nixl, Generation::components},
   }));
   const bool dummy = GENERATE(false, true);
   std::mt19937_64 rng(GENERATE(range(1, 31)));
   const TransferInfo x = random_transfer_info(rng, backend, shape, dummy);
-  INFO(fmt::format("{} {} dummy={}", backend_name(backend), generation_name(shape), dummy));
+  INFO(fmt::format("{} {} dummy={}", transfer_backend_name(backend), generation_name(shape), dummy));
   const Frames frames = encode_transfer_info(x);
   const TransferInfoDecode forced = decode_transfer_info(backend, frames, shape);
   REQUIRE_FALSE(forced.problem);
@@ -109,7 +116,7 @@ TEST_CASE("each backend's own dummy rule", "[wire][transfer_info]")
   {
     Frames f = {to_bytes("5"), to_bytes("10.0.0.1"), to_bytes("1"), to_bytes("s"), {}, {},
                 pack_int_lists(I32Lists{{3}}), to_bytes("1"), to_bytes("0"), {}};
-    const auto d = decode_transfer_info(Backend::mooncake, f);
+    const auto d = decode_transfer_info(TransferBackend::mooncake, f);
     REQUIRE(d.transfer_info);
     CHECK(d.transfer_info->is_dummy);
     CHECK(d.transfer_info->dst_state_indices.empty());
@@ -120,17 +127,17 @@ TEST_CASE("each backend's own dummy rule", "[wire][transfer_info]")
   {
     Frames f = {to_bytes("MoriMsgGuard"), to_bytes("5"), to_bytes("10.0.0.1"), to_bytes("1"), to_bytes("k"), {}, {},
                 {}, to_bytes("1"), to_bytes("64")};
-    const auto d = decode_transfer_info(Backend::mori, f);
+    const auto d = decode_transfer_info(TransferBackend::mori, f);
     REQUIRE(d.transfer_info);
     CHECK_FALSE(d.transfer_info->is_dummy);
     CHECK(d.transfer_info->dst_aux_index == -1);
     f.back() = {};
-    CHECK(decode_transfer_info(Backend::mori, f).transfer_info->is_dummy);
+    CHECK(decode_transfer_info(TransferBackend::mori, f).transfer_info->is_dummy);
   }
   SECTION("nixl: the is_dummy frame decides")
   {
     TransferInfo t;
-    t.backend = Backend::nixl;
+    t.backend = TransferBackend::nixl;
     t.is_dummy_rank = false;
     CHECK_FALSE(dummy_rule(t).first);
     t.is_dummy_rank.reset();
@@ -145,12 +152,12 @@ TEST_CASE("TransferInfo problems name the frame and byte", "[wire][transfer_info
 {
   Frames f = {to_bytes("MoriMsgGuard"), to_bytes("12"), to_bytes("10.0.0.1"), to_bytes("1"), to_bytes("k"),
               Bytes{1, 0, 0, 0, 2}, to_bytes("3"), {}, to_bytes("1"), {}};
-  const auto d = decode_transfer_info(Backend::mori, f);
+  const auto d = decode_transfer_info(TransferBackend::mori, f);
   REQUIRE(d.problem);
   CHECK(d.problem->where("t.json") == "t.json: frame 5 (dst_kv_indices)");
   CHECK(d.problem->message() == "byte 4: expected an int32 array (4 bytes per element), got 1 byte left over; SGLang "
                                 "would raise ValueError: buffer size must be a multiple of element size");
-  const auto s = decode_transfer_info(Backend::mori, f, std::nullopt, DecodeMode::sglang);
+  const auto s = decode_transfer_info(TransferBackend::mori, f, std::nullopt, DecodeMode::sglang);
   REQUIRE(s.problem);
   CHECK(s.problem->sglang == "Mori catches it and logs 'Failed to parse transfer info message'; the request waits");
 }
