@@ -31,37 +31,46 @@ using namespace steps;
 
 namespace {
 
-/// Plans per (src slot, dst slot, index count), rebuilt by the checker itself.
+/// The checker's input for one request: both sides, its slots and the live
+/// TransferInfo's index count (as a captured one would be given), so the plans
+/// carry the backend's reaction to it.
+check::CheckInput request_input(const sglang::Side& prefill, const sglang::Side& decode, std::int64_t src_slot,
+                                std::int64_t dst_slot, int count)
+{
+  check::CheckInput in;
+  in.prefill = prefill;
+  in.decode = decode;
+  in.src_slot = src_slot;
+  in.dst_slot = dst_slot;
+  check::ObservedTransferInfo ti;
+  ti.origin = "live TransferInfo";
+  ti.state_index_counts = {count};
+  in.transfer_infos.push_back(ti);
+  return in;
+}
+
+/// Copy plans per (src slot, dst slot, index count), from the checker's
+/// pair_plans: the verdict was settled once, each request needs only its plans.
 class PlanCache
 {
 public:
   PlanCache(const sglang::Side& prefill, const sglang::Side& decode) : m_prefill(prefill), m_decode(decode) {}
 
-  const check::CheckResult& get(std::int64_t src_slot, std::int64_t dst_slot, int count)
+  const std::vector<check::PairResult>& get(std::int64_t src_slot, std::int64_t dst_slot, int count)
   {
     const auto key = std::make_tuple(src_slot, dst_slot, count);
     auto it = m_cache.find(key);
     if (it != m_cache.end()) {
       return it->second;
     }
-    check::CheckInput in;
-    in.prefill = m_prefill;
-    in.decode = m_decode;
-    in.src_slot = src_slot;
-    in.dst_slot = dst_slot;
-    // The live TransferInfo's index count, as a captured one would be given to
-    // the checker, so the Plan carries the backend's reaction to it.
-    check::ObservedTransferInfo ti;
-    ti.origin = "live TransferInfo";
-    ti.state_index_counts = {count};
-    in.transfer_infos.push_back(ti);
-    return m_cache.emplace(key, check::run_check(in)).first->second;
+    return m_cache.emplace(key, check::pair_plans(request_input(m_prefill, m_decode, src_slot, dst_slot, count)))
+      .first->second;
   }
 
 private:
   const sglang::Side& m_prefill;
   const sglang::Side& m_decode;
-  std::map<std::tuple<std::int64_t, std::int64_t, int>, check::CheckResult> m_cache;
+  std::map<std::tuple<std::int64_t, std::int64_t, int>, std::vector<check::PairResult>> m_cache;
 };
 
 /// The findings that stop SGLang before any state moves (startup, bootstrap,
@@ -207,8 +216,8 @@ ProbeReport run_prefill_end(const sglang::Side& prefill, const ProbeOptions& o, 
     // The checker decides whether SGLang would transfer at all (startup,
     // bootstrap and registration rules) and builds the Plan.
     t.emplace(r, Phase::plan);
+    const check::CheckResult base = check::run_check(request_input(prefill, decode, 1, 1, 1));
     PlanCache plans(prefill, decode);
-    const check::CheckResult& base = plans.get(1, 1, 1);
     r.refusals = refusals_of(base);
     r.checker_prediction = prediction_of(base);
     if (r.refusals.empty() && base.pairs.empty()) {
@@ -288,7 +297,7 @@ ProbeReport run_prefill_end(const sglang::Side& prefill, const ProbeOptions& o, 
       const std::vector<std::int32_t>& first = indices.begin()->second;
       req.state_indices_sent = static_cast<int>(first.size());
       req.dst_slot = first.empty() ? 0 : first.front();
-      const check::CheckResult& planned = plans.get(req.src_slot, req.dst_slot, req.state_indices_sent);
+      const std::vector<check::PairResult>& planned = plans.get(req.src_slot, req.dst_slot, req.state_indices_sent);
       nlohmann::json done;
       done["type"] = "done";
       done["request"] = req.index;
@@ -296,7 +305,7 @@ ProbeReport run_prefill_end(const sglang::Side& prefill, const ProbeOptions& o, 
       std::vector<WriteOp> ops;
       std::vector<BufferRange> sources;
       bool skipped = true;
-      for (const check::PairResult& pair : planned.pairs) {
+      for (const check::PairResult& pair : planned) {
         if (pair.plan.error) {
           req.sglang_error = pair.plan.error->message;
           req.outcome = "failed";
@@ -340,7 +349,7 @@ ProbeReport run_prefill_end(const sglang::Side& prefill, const ProbeOptions& o, 
       } else if (req.transport_error) {
         done["transport_error"] = *req.transport_error;
       } else {
-        done["skipped"] = skipped && !planned.pairs.empty();
+        done["skipped"] = skipped && !planned.empty();
         if (done["skipped"].get<bool>()) {
           r.notes.push_back(fmt::format("request {}: the {} backend skipped the Mamba component ({} state indices): "
                                         "nothing was sent",
