@@ -28,7 +28,7 @@ struct CaptureOptions
   std::string host;
   std::string out = "pdcheck-captures";
   std::string backend = "auto";
-  std::string format = "text";
+  ReportOptions report;
   std::size_t max_transfer_infos = 1000;
 };
 
@@ -308,7 +308,7 @@ nlohmann::ordered_json summary_json(const CaptureOptions& o, const io::PcapSumma
   return j;
 }
 
-int run_capture_command(const CaptureOptions& o, CommandContext& ctx)
+Verdict run_capture_command(const CaptureOptions& o, CommandContext& ctx)
 {
   capture::AnalyzerOptions a = analyzer_options(o);
   CaptureWriter writer(o);
@@ -323,13 +323,13 @@ int run_capture_command(const CaptureOptions& o, CommandContext& ctx)
     writer.discard();
     throw;
   }
-  if (o.format == "json") {
+  if (o.report.format == "json") {
     *ctx.out << summary_json(o, s, writer.written()).dump(2) << "\n";
   } else {
     *ctx.out << summary_text(o, s, writer.written());
   }
   // Finding nothing is an answer, not an error: the summary says why.
-  return exit_code::ok;
+  return Verdict::ok;
 }
 
 } // namespace
@@ -350,8 +350,8 @@ void install_capture(CLI::App& app, CommandContext& ctx)
   cmd->add_option("--max-transfer-infos", o->max_transfer_infos,
                   "Write and list at most this many TransferInfos (all are counted); registrations are always written")
     ->capture_default_str();
-  add_format_option(cmd, o->format);
-  cmd->callback([o, &ctx] { ctx.exit_status = run_capture_command(*o, ctx); });
+  add_report_options(cmd, o->report);
+  cmd->callback([o, &ctx] { ctx.verdict = run_capture_command(*o, ctx); });
 }
 
 } // namespace pdcheck::cli

@@ -18,7 +18,7 @@ namespace {
 struct DecodeOptions
 {
   std::string capture;
-  std::string format = "text";
+  ReportOptions report;
   std::string generation;
   std::string mode = "strict";
 };
@@ -71,7 +71,7 @@ std::string capture_text(const io::Capture& c)
 
 // Sglang mode: what a prefill of the chosen generation makes of the frames.
 // An exception there is the answer, not an input error: exit 1.
-int run_sglang_mode(const io::Capture& capture, std::optional<wire::Generation> generation, const DecodeOptions& o,
+Verdict run_sglang_mode(const io::Capture& capture, std::optional<wire::Generation> generation, const DecodeOptions& o,
                     CommandContext& ctx)
 {
   std::optional<wire::FrameProblem> problem;
@@ -102,7 +102,7 @@ int run_sglang_mode(const io::Capture& capture, std::optional<wire::Generation> 
       text = report::transfer_info_to_text(*d.transfer_info);
     }
   }
-  if (o.format == "json") {
+  if (o.report.format == "json") {
     nlohmann::json j = body.is_null() ? nlohmann::json::object() : body;
     j["capture"] = capture_json(capture);
     j["mode"] = "sglang";
@@ -138,10 +138,10 @@ int run_sglang_mode(const io::Capture& capture, std::optional<wire::Generation> 
       *ctx.out << "\n" << text;
     }
   }
-  return problem ? exit_code::findings : exit_code::ok;
+  return problem ? Verdict::findings : Verdict::ok;
 }
 
-int run_decode(const DecodeOptions& o, CommandContext& ctx)
+Verdict run_decode(const DecodeOptions& o, CommandContext& ctx)
 {
   const std::optional<wire::Generation> generation = generation_option(o.generation);
   const io::Capture capture = io::load_capture(o.capture);
@@ -154,7 +154,7 @@ int run_decode(const DecodeOptions& o, CommandContext& ctx)
   }
   if (capture.kind == io::CaptureKind::registration) {
     const wire::Registration r = io::registration_from_capture(capture, generation);
-    if (o.format == "json") {
+    if (o.report.format == "json") {
       nlohmann::json j = report::registration_to_json(r);
       j["capture"] = capture_json(capture);
       *ctx.out << j.dump(2) << "\n";
@@ -163,7 +163,7 @@ int run_decode(const DecodeOptions& o, CommandContext& ctx)
     }
   } else {
     const wire::TransferInfo t = io::transfer_info_from_capture(capture, generation);
-    if (o.format == "json") {
+    if (o.report.format == "json") {
       nlohmann::json j = report::transfer_info_to_json(t);
       j["capture"] = capture_json(capture);
       *ctx.out << j.dump(2) << "\n";
@@ -171,7 +171,7 @@ int run_decode(const DecodeOptions& o, CommandContext& ctx)
       *ctx.out << capture_text(capture) << report::transfer_info_to_text(t);
     }
   }
-  return exit_code::ok;
+  return Verdict::ok;
 }
 
 } // namespace
@@ -182,7 +182,7 @@ void install_decode(CLI::App& app, CommandContext& ctx)
   CLI::App* cmd =
     app.add_subcommand("decode", "Decode a captured registration or TransferInfo message under SGLang's field names");
   cmd->add_option("capture", opts->capture, "Capture file (JSON, see schemas/capture.schema.json)")->required();
-  add_format_option(cmd, opts->format);
+  add_report_options(cmd, opts->report);
   cmd->add_option("--generation", opts->generation,
                   "Parse as this wire generation instead of detecting it: pre-dims, flat, components, "
                   "components-layouts (or gen-0..gen-3)");
@@ -190,7 +190,7 @@ void install_decode(CLI::App& app, CommandContext& ctx)
                   "strict: reject anything SGLang's encoder would not write (default); sglang: read the frames "
                   "exactly as SGLang's parser of that generation does, garbage included (exit 1 when it raises)")
     ->check(CLI::IsMember({"strict", "sglang"}));
-  cmd->callback([opts, &ctx] { ctx.exit_status = run_decode(*opts, ctx); });
+  cmd->callback([opts, &ctx] { ctx.verdict = run_decode(*opts, ctx); });
 }
 
 } // namespace pdcheck::cli

@@ -63,7 +63,7 @@ wire::Generation generation_for(const EncodeOptions& o, TransferBackend backend,
   return *g;
 }
 
-int run_encode(const EncodeOptions& o, CommandContext& ctx)
+Verdict run_encode(const EncodeOptions& o, CommandContext& ctx)
 {
   const sglang::Side side = io::load_side_file(o.side_file);
   const TransferBackend backend = backend_for(o, side);
@@ -137,7 +137,7 @@ int run_encode(const EncodeOptions& o, CommandContext& ctx)
                             transfer_backend_name(backend), wire::generation_name(generation), o.rank,
                             capture.frames.size(), rank_layout->entries.size());
   }
-  return exit_code::ok;
+  return Verdict::ok;
 }
 
 } // namespace
@@ -154,7 +154,7 @@ void install_encode(CLI::App& app, CommandContext& ctx)
                   "Wire generation (default: the one the side's SGLang profile sends)");
   cmd->add_option("--out", opts->out, "Write the capture here instead of stdout");
   cmd->add_flag("--hex", opts->hex, "Write frames_hex instead of frames_base64");
-  cmd->callback([opts, &ctx] { ctx.exit_status = run_encode(*opts, ctx); });
+  cmd->callback([opts, &ctx] { ctx.verdict = run_encode(*opts, ctx); });
 }
 
 } // namespace pdcheck::cli

@@ -5,7 +5,6 @@
 #include <CLI/CLI.hpp>
 
 #include <iosfwd>
-#include <optional>
 
 namespace pdcheck::cli {
 
@@ -16,9 +15,6 @@ struct CommandContext
   std::ostream* out = nullptr;
   std::ostream* err = nullptr;
   Verdict verdict = Verdict::ok;
-  /// Transitional, for decode, encode and capture only (see exit_code in
-  /// util/error.hpp): a number they set, which wins over `verdict`.
-  std::optional<int> exit_status;
 };
 
 /// Each subcommand lives in its own cmd_<name>.cpp and installs itself here.

@@ -43,11 +43,6 @@ void add_report_options(CLI::App* cmd, ReportOptions& options, const ReportFlags
   }
 }
 
-void add_format_option(CLI::App* cmd, std::string& format)
-{
-  format_option(cmd, format, ReportFlags{});
-}
-
 std::map<std::string, std::string> parse_env_assignments(const std::vector<std::string>& words)
 {
   std::map<std::string, std::string> env;

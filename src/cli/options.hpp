@@ -39,10 +39,6 @@ struct ReportFlags
 /// Installs --format (then --color and --fail-on, when `flags` asks) on `cmd`.
 void add_report_options(CLI::App* cmd, ReportOptions& options, const ReportFlags& flags = {});
 
-/// Transitional `--format text|json` for decode, encode and capture, which
-/// keep the format in a plain string until they take a ReportOptions.
-void add_format_option(CLI::App* cmd, std::string& format);
-
 /// Parses `KEY=VALUE` words given with --env. Throws InputError naming the word.
 std::map<std::string, std::string> parse_env_assignments(const std::vector<std::string>& words);
 

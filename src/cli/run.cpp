@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include <csignal>
 #include <iostream>
 #include <new>
 
@@ -74,14 +75,16 @@ int exit_status_for(Verdict v)
   case Verdict::cannot_run: return 3;
   case Verdict::internal_error: return 70; // EX_SOFTWARE of sysexits.h
   case Verdict::interrupted: return 130;   // 128 + SIGINT, what shells report
+  case Verdict::terminated: return 143;    // 128 + SIGTERM
   }
   return exit_status_for(Verdict::internal_error); // not reached: every verdict is listed above
 }
 
 int run(int argc, char** argv)
 {
-  // Before anything can open an output file; the handler itself never returns.
-  io::exit_on_interrupt(exit_status_for(Verdict::interrupted));
+  // Before anything can open an output file; the handlers never return.
+  io::exit_on_signal(SIGINT, exit_status_for(Verdict::interrupted));
+  io::exit_on_signal(SIGTERM, exit_status_for(Verdict::terminated));
   CommandContext ctx;
   ctx.out = &std::cout;
   ctx.err = &std::cerr;
@@ -98,8 +101,7 @@ int run(int argc, char** argv)
   }
 
   const Verdict verdict = run_command(app, argc, argv, ctx);
-  // decode, encode and capture set a number once they finished (CommandContext::exit_status).
-  return ctx.exit_status ? *ctx.exit_status : exit_status_for(verdict);
+  return exit_status_for(verdict);
 }
 
 } // namespace pdcheck::cli

@@ -34,16 +34,18 @@ struct Slot
 static_assert(std::atomic<int>::is_always_lock_free, "the SIGINT handler reads slot states");
 
 Slot g_slots[k_slots];
-volatile std::sig_atomic_t g_interrupt_status = 130;
+// Exit status per signal number, set before its handler is installed.
+constexpr int k_max_signal = 32;
+volatile std::sig_atomic_t g_exit_status[k_max_signal] = {};
 
-void remove_temporaries_and_exit(int)
+void remove_temporaries_and_exit(int signo)
 {
   for (Slot& s : g_slots) {
     if (s.state.load() == 2) {
       ::unlink(s.path);
     }
   }
-  ::_exit(g_interrupt_status);
+  ::_exit(g_exit_status[signo]);
 }
 
 int claim_slot(const std::string& path)
@@ -237,17 +239,23 @@ void write_output_file(const std::string& path, std::string_view bytes, const st
   file.commit();
 }
 
-void exit_on_interrupt(int exit_status)
+void exit_on_signal(int signo, int exit_status)
 {
+  if (signo <= 0 || signo >= k_max_signal) {
+    throw std::logic_error("exit_on_signal: signal number out of range");
+  }
   struct sigaction old{};
-  if (::sigaction(SIGINT, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) {
+  if (::sigaction(signo, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) {
     return;
   }
-  g_interrupt_status = exit_status;
+  g_exit_status[signo] = exit_status;
   struct sigaction sa{};
   sa.sa_handler = remove_temporaries_and_exit;
   sigemptyset(&sa.sa_mask);
-  ::sigaction(SIGINT, &sa, nullptr);
+  // Both handled signals are blocked while one runs: the first one decides the status.
+  sigaddset(&sa.sa_mask, SIGINT);
+  sigaddset(&sa.sa_mask, SIGTERM);
+  ::sigaction(signo, &sa, nullptr);
 }
 
 } // namespace pdcheck::io

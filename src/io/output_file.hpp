@@ -4,7 +4,7 @@
 // through here, so that an interrupted or failed run never leaves a partial
 // file for a CI job to read as a report: the bytes go to a hidden temporary
 // file next to the target, which rename(2) then puts in place in one step. A
-// SIGINT on the way removes the temporary file (exit_on_interrupt).
+// SIGINT or SIGTERM on the way removes the temporary file (exit_on_signal).
 
 #include <string>
 #include <string_view>
@@ -48,11 +48,12 @@ private:
 /// The whole file at once: OutputFile, write, commit.
 void write_output_file(const std::string& path, std::string_view bytes, const std::string& where);
 
-/// Installs a SIGINT handler that removes every temporary file being written
-/// and ends the process with `exit_status` (the handler calls only unlink(2)
-/// and _exit(2), both async-signal-safe). Every wait (a probe's accept, a
-/// bootstrap server that never answers) ends with it. A SIGINT that was ignored
-/// when pdcheck started (a background job of a script) stays ignored.
-void exit_on_interrupt(int exit_status);
+/// Installs a handler for `signo` (SIGINT, SIGTERM) that removes every
+/// temporary file being written and ends the process with `exit_status` (the
+/// handler calls only unlink(2) and _exit(2), both async-signal-safe). Every
+/// wait (a probe's accept, a bootstrap server that never answers) ends with it.
+/// A signal that was ignored when pdcheck started (SIGINT for a background job
+/// of a script) stays ignored.
+void exit_on_signal(int signo, int exit_status);
 
 } // namespace pdcheck::io

@@ -44,15 +44,8 @@ enum class Verdict {
   usage,          ///< bad command line or invalid input (InputError)
   cannot_run,     ///< reasons outside the inputs (CannotRun, out of memory)
   interrupted,    ///< SIGINT
+  terminated,     ///< SIGTERM (a CI job's timeout, `kill`, systemd stopping a unit)
   internal_error, ///< a bug (any other exception)
 };
-
-/// Transitional: `pdcheck decode`, `encode` and `capture` still assign these
-/// numbers to CommandContext::exit_status; run.cpp passes them through until
-/// those commands return a Verdict like every other.
-namespace exit_code {
-inline constexpr int ok = 0;
-inline constexpr int findings = 1;
-} // namespace exit_code
 
 } // namespace pdcheck

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Ctrl-C ends pdcheck at once with exit status 130 (man/pdcheck.1, EXIT STATUS).
+"""Ctrl-C ends pdcheck at once with exit status 130, SIGTERM with 143 (man/pdcheck.1, EXIT STATUS).
 
 Usage: sigint_case.py PDCHECK REPO_ROOT
 
@@ -52,8 +52,8 @@ def start(args, ignore_sigint=False):
                             preexec_fn=preexec, cwd=root)
 
 
-def interrupt(name, proc, ready):
-    """Waits until `ready()` (the command is blocked where it should be), then SIGINT."""
+def interrupt(name, proc, ready, signo=signal.SIGINT, expected=130):
+    """Waits until `ready()` (the command is blocked where it should be), then sends `signo`."""
     deadline = time.monotonic() + 20
     while not ready() and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -63,22 +63,23 @@ def interrupt(name, proc, ready):
         return
     time.sleep(0.3)  # past the point the command was seen to reach
     sent = time.monotonic()
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(signo)
     try:
         out, err = proc.communicate(timeout=10)
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.communicate()
-        failures.append(f"{name}: still running 10 s after SIGINT")
+        failures.append(f"{name}: still running 10 s after {signo.name}")
         return
     took = time.monotonic() - sent
-    if proc.returncode != 130:
-        failures.append(f"{name}: exit {proc.returncode} after SIGINT, expected 130; stderr: {err.decode()!r}")
+    if proc.returncode != expected:
+        failures.append(f"{name}: exit {proc.returncode} after {signo.name}, expected {expected}; "
+                        f"stderr: {err.decode()!r}")
     if out:
-        failures.append(f"{name}: printed {out.decode()!r} after SIGINT")
+        failures.append(f"{name}: printed {out.decode()!r} after {signo.name}")
     if took > 5:
-        failures.append(f"{name}: took {took:.1f} s to end after SIGINT")
-    print(f"{name}: exit {proc.returncode} {took:.2f} s after SIGINT")
+        failures.append(f"{name}: took {took:.1f} s to end after {signo.name}")
+    print(f"{name}: exit {proc.returncode} {took:.2f} s after {signo.name}")
 
 
 # A decode end waiting for its prefill peer (accept with --timeout 300).
@@ -86,6 +87,12 @@ port = free_port()
 serve = start(["probe", "serve", os.path.join(pair, "decode.yaml"), "--listen", f"127.0.0.1:{port}",
                "--transport", "tcp", "--timeout", "300"])
 interrupt("probe serve waiting for its peer", serve, lambda: listening(port))
+
+# The same wait ended by SIGTERM (a CI job's timeout): 143, nothing printed.
+port = free_port()
+serve = start(["probe", "serve", os.path.join(pair, "decode.yaml"), "--listen", f"127.0.0.1:{port}",
+               "--transport", "tcp", "--timeout", "300"])
+interrupt("probe serve waiting for its peer, terminated", serve, lambda: listening(port), signal.SIGTERM, 143)
 
 # A prefill end in the handshake: its peer accepted and says nothing.
 with socket.socket() as silent:

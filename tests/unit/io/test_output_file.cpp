@@ -1,6 +1,6 @@
 // Output files appear whole or not at all: nothing at the path until commit,
 // an old file untouched until then, no temporary left by an error or by SIGINT
-// (which exits with the status given to exit_on_interrupt).
+// (which exits with the status given to exit_on_signal).
 #include "io/output_file.hpp"
 
 #include "../../support/error_of.hpp"
@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <stdexcept>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -143,13 +144,13 @@ TEST_CASE("OutputFile: errors name the file and the reason", "[io]")
   CHECK(names_in(dir.path).empty());
 }
 
-TEST_CASE("exit_on_interrupt: SIGINT mid-write exits with the status and leaves no file", "[io]")
+TEST_CASE("exit_on_signal: SIGINT mid-write exits with the status and leaves no file", "[io]")
 {
   test::TempDir dir;
   const fs::path fresh = dir.path / "fresh.sarif";
   const std::string old = dir.write("old.sarif", "old contents\n");
   const int status = in_child([&] {
-    io::exit_on_interrupt(130);
+    io::exit_on_signal(SIGINT, 130);
     io::OutputFile a(fresh.string(), fresh.string());
     a.write("{\"runs\": [");
     io::OutputFile b(old, old);
@@ -162,13 +163,13 @@ TEST_CASE("exit_on_interrupt: SIGINT mid-write exits with the status and leaves 
   CHECK(names_in(dir.path) == std::vector<std::string>{"old.sarif"});
 }
 
-TEST_CASE("exit_on_interrupt: a committed file stays whole, later temporaries go", "[io]")
+TEST_CASE("exit_on_signal: a committed file stays whole, later temporaries go", "[io]")
 {
   test::TempDir dir;
   const fs::path done = dir.path / "0001-registration.json";
   const fs::path next = dir.path / "0002-registration.json";
   const int status = in_child([&] {
-    io::exit_on_interrupt(130);
+    io::exit_on_signal(SIGINT, 130);
     io::write_output_file(done.string(), "whole\n", done.string());
     io::OutputFile f(next.string(), next.string());
     f.write("par");
@@ -179,13 +180,34 @@ TEST_CASE("exit_on_interrupt: a committed file stays whole, later temporaries go
   CHECK(names_in(dir.path) == std::vector<std::string>{"0001-registration.json"});
 }
 
-TEST_CASE("exit_on_interrupt: SIGINT ignored at start stays ignored", "[io]")
+TEST_CASE("exit_on_signal: SIGINT ignored at start stays ignored", "[io]")
 {
   const int status = in_child([] {
     std::signal(SIGINT, SIG_IGN);
-    io::exit_on_interrupt(130);
+    io::exit_on_signal(SIGINT, 130);
     std::raise(SIGINT);
     _exit(7);
   });
   CHECK(status == 7);
+}
+
+TEST_CASE("exit_on_signal: SIGTERM mid-write exits with its own status and leaves no file", "[io]")
+{
+  test::TempDir dir;
+  const fs::path fresh = dir.path / "report.xml";
+  const int status = in_child([&] {
+    io::exit_on_signal(SIGINT, 130);
+    io::exit_on_signal(SIGTERM, 143);
+    io::OutputFile f(fresh.string(), fresh.string());
+    f.write("<testsuites>");
+    std::raise(SIGTERM);
+  });
+  CHECK(status == 143);
+  CHECK(names_in(dir.path).empty());
+}
+
+TEST_CASE("exit_on_signal: a signal number outside the table is a bug, not a silent no-op", "[io]")
+{
+  CHECK_THROWS_AS(io::exit_on_signal(0, 1), std::logic_error);
+  CHECK_THROWS_AS(io::exit_on_signal(64, 1), std::logic_error);
 }
