@@ -3,6 +3,7 @@
 #include "cli/options.hpp"
 #include "core/rules.hpp"
 #include "io/log_reader.hpp"
+#include "report/catalog_render.hpp"
 #include "report/log_render.hpp"
 #include "util/error.hpp"
 #include "util/spellcheck.hpp"
@@ -30,23 +31,6 @@ InputError unknown_rule(const std::string& id)
                                                  : std::string(" (see `pdcheck rules`)")));
 }
 
-void explain_rule(const Rule& r, const std::string& format, CommandContext& ctx)
-{
-  if (format == "json") {
-    *ctx.out << nlohmann::ordered_json{{"id", r.id},
-                                       {"kind", finding_kind_name(r.kind)},
-                                       {"severity", severity_name(r.severity)},
-                                       {"title", r.title},
-                                       {"explanation", r.explanation},
-                                       {"fix", r.fix}}
-                  .dump(2)
-             << "\n";
-    return;
-  }
-  *ctx.out << fmt::format("{} ({}, {})\n{}\n\n{}\n\nfix: {}\n", r.id, finding_kind_name(r.kind),
-                          severity_name(r.severity), r.title, r.explanation, r.fix);
-}
-
 /// Says on stderr which lines were too long to scan whole, so that a reader
 /// knows a failure message could hide past the cut.
 void note_cut_lines(const std::string& name, const io::LogReadSummary& read, CommandContext& ctx)
@@ -68,23 +52,8 @@ void install_rules(CLI::App& app, CommandContext& ctx)
   add_report_options(cmd, *options);
   cmd->callback([options, &ctx] {
     ctx.verdict = Verdict::ok;
-    if (options->format == "json") {
-      auto list = nlohmann::ordered_json::array();
-      for (const Rule& r : rules()) {
-        list.push_back({{"id", r.id},
-                        {"kind", finding_kind_name(r.kind)},
-                        {"severity", severity_name(r.severity)},
-                        {"title", r.title},
-                        {"explanation", r.explanation},
-                        {"fix", r.fix}});
-      }
-      *ctx.out << nlohmann::ordered_json{{"rules", list}}.dump(2) << "\n";
-      return;
-    }
-    for (const Rule& r : rules()) {
-      *ctx.out << fmt::format("{:<26} {:<18} {:<8} {}\n", r.id, finding_kind_name(r.kind), severity_name(r.severity),
-                              r.title);
-    }
+    *ctx.out << (options->format == "json" ? report::rules_to_json(rules()).dump(2) + "\n"
+                                           : report::rules_to_text(rules()));
   });
 }
 
@@ -100,7 +69,8 @@ void install_explain(CLI::App& app, CommandContext& ctx)
     const std::string& format = options->format;
     // One known rule id: the rule's long text (the original behaviour).
     if (targets->size() == 1 && find_rule(targets->front()) != nullptr) {
-      explain_rule(*find_rule(targets->front()), format, ctx);
+      const Rule& rule = *find_rule(targets->front());
+      *ctx.out << (format == "json" ? report::rule_to_json(rule).dump(2) + "\n" : report::rule_to_text(rule));
       ctx.verdict = Verdict::ok;
       return;
     }
