@@ -1,13 +1,11 @@
 #include "core/profile.hpp"
+#include "core/version.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <cctype>
-#include <charconv>
 #include <optional>
-#include <tuple>
 
 namespace pdcheck {
 
@@ -199,76 +197,7 @@ std::vector<Profile> build_table()
 
 std::string normalise(std::string_view text)
 {
-  std::string s;
-  for (char c : text) {
-    s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  if (!s.empty() && s[0] == 'v' && s.size() > 1 && std::isdigit(static_cast<unsigned char>(s[1]))) {
-    s.erase(0, 1);
-  }
-  return s;
-}
-
-/// A PEP 440-style SGLang version: X.Y.Z[.postN][rcN][.devN].
-struct Version
-{
-  std::array<long, 3> release{};
-  long post = -1; ///< -1: no .post
-  long rc = -1;   ///< -1: no rc
-  long dev = -1;  ///< -1: no .dev
-  bool pre_release() const { return rc >= 0 || dev >= 0; }
-};
-
-bool read_number(std::string_view& text, long& value)
-{
-  const char* first = text.data();
-  const char* last = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(first, last, value);
-  if (ec != std::errc() || ptr == first) {
-    return false;
-  }
-  text.remove_prefix(static_cast<std::size_t>(ptr - first));
-  return true;
-}
-
-bool read_tagged(std::string_view& text, std::string_view tag, long& value)
-{
-  std::string_view rest = text;
-  if (!rest.empty() && rest.front() == '.') {
-    rest.remove_prefix(1);
-  }
-  if (rest.substr(0, tag.size()) != tag) {
-    return false;
-  }
-  rest.remove_prefix(tag.size());
-  if (!read_number(rest, value)) {
-    return false;
-  }
-  text = rest;
-  return true;
-}
-
-std::optional<Version> parse_version(std::string_view text)
-{
-  Version v;
-  for (std::size_t i = 0; i < 3; ++i) {
-    if (i > 0) {
-      if (text.empty() || text.front() != '.') {
-        return std::nullopt;
-      }
-      text.remove_prefix(1);
-    }
-    if (!read_number(text, v.release[i])) {
-      return std::nullopt;
-    }
-  }
-  read_tagged(text, "post", v.post);
-  read_tagged(text, "rc", v.rc);
-  read_tagged(text, "dev", v.dev);
-  if (!text.empty()) {
-    return std::nullopt;
-  }
-  return v;
+  return normalise_version(text);
 }
 
 /// An image reference or a suffixed tag reduced to the version it names:
@@ -301,9 +230,7 @@ std::vector<std::pair<Version, const Profile*>> known_releases()
       rows.emplace_back(*v, &p);
     }
   }
-  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
-    return std::tie(a.first.release, a.first.post) < std::tie(b.first.release, b.first.post);
-  });
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return release_before(a.first, b.first); });
   return rows;
 }
 
@@ -330,22 +257,22 @@ ProfileMatch resolve_profile(std::string_view name_or_version)
   // A pre-release (rc, dev nightly) of X behaves as X when pdcheck knows X; any
   // other unknown version takes the newest known release not after it (post
   // releases only carry cherry-picked fixes of their base).
-  const Profile* same_release = nullptr;
+  const Profile* same_row = nullptr;
   const Profile* not_after = nullptr;
   for (const auto& [known, profile] : rows) {
-    if (known.release == v->release && known.post == v->post) {
-      same_release = profile;
+    if (same_release(known, *v)) {
+      same_row = profile;
     }
-    const bool after = std::tie(known.release, known.post) > std::tie(v->release, v->post);
+    const bool after = release_before(*v, known);
     if (!after) {
       not_after = profile;
     }
   }
   const std::string written(name_or_version);
-  if (v->pre_release() && same_release != nullptr) {
-    m.profile = same_release;
+  if (v->pre_release() && same_row != nullptr) {
+    m.profile = same_row;
     m.assumption = fmt::format("SGLang {} is a pre-release pdcheck has no row for; checked as {} ({} profile)", written,
-                               same_release->name, same_release->base);
+                               same_row->name, same_row->base);
   } else if (not_after != nullptr) {
     m.profile = not_after;
     const bool newest = not_after == rows.back().second;
