@@ -1,5 +1,7 @@
 #include "check/side_checks.hpp"
 
+#include "sglang/argparse.hpp"
+
 #include "core/rules.hpp"
 #include "core/sglang_messages.hpp"
 #include "sglang/launch_flags.hpp"
@@ -117,58 +119,125 @@ void dcp_findings(const Side& side, std::vector<Finding>& out)
   out.push_back(std::move(f));
 }
 
-/// The launch arguments as SGLang's argparse takes them (prepare_server_args,
-/// allow_abbrev on): an ambiguous abbreviation or a flag without its value stops
-/// the parser at once; unknown words are collected and rejected at the end.
-/// The flag list is SGLang main's; flags this side's release does not have yet
-/// (--enable-unified-memory before #33362) are unknown to it.
-void argparse_findings(const Side& side, std::vector<Finding>& out)
+/// The words argparse rejects at the end, with a did-you-mean from `table`.
+struct Rejection
+{
+  std::vector<std::string> words;
+  std::string origin;
+  std::string hint;
+};
+
+std::optional<Rejection> rejection_of(const Side& side, const sglang::ArgparseOutcome& outcome,
+                                      const sglang::FlagTable& table)
 {
   const sglang::ServerArgs& a = side.args;
-  auto finding = [&](std::string message, std::string runtime, const std::string& origin) {
-    Finding f = side_finding(side, RuleId::startup_argparse, std::move(message));
-    f.runtime_error = std::move(runtime);
-    f.where = fmt::format("{} launch: argparse in prepare_server_args (exit status 2); flag list of "
-                          "python/sglang/srt/server_args.py @ {}",
-                          sglang::role_name(side.role), sglang::launch_flags_source().substr(0, 8));
-    f.evidence["origin"] = origin;
-    out.push_back(std::move(f));
-  };
-  if (a.argparse_stop) {
-    finding(fmt::format("{} ({}): SGLang exits at launch: {}", a.argparse_stop->flag, a.argparse_stop->origin,
-                        a.argparse_message),
-            as_delivered(a.argparse_message_id, a.argparse_message), a.argparse_stop->origin);
-    return;
-  }
-  std::vector<sglang::ArgOrigin> rejected = a.unrecognized;
+  std::vector<sglang::ArgOrigin> rejected = outcome.unrecognized;
   if (auto it = a.given.find("enable_unified_memory"); it != a.given.end() && !side.profile.unified_memory) {
     rejected.push_back(it->second); // the flag arrived with #33362
   }
   if (rejected.empty()) {
-    return;
+    return std::nullopt;
   }
-  std::vector<std::string> words;
+  Rejection r;
+  r.origin = rejected.front().origin;
   for (const sglang::ArgOrigin& w : rejected) {
-    words.push_back(w.flag);
+    r.words.push_back(w.flag);
   }
-  std::string hint;
-  const std::vector<std::string> names = sglang::option_names();
+  const std::vector<std::string> names = table.option_names();
   for (const sglang::ArgOrigin& w : rejected) {
     if (w.flag.rfind("--", 0) != 0) {
       continue;
     }
     const std::string bare = w.flag.substr(0, w.flag.find('='));
     if (auto near = closest_match(bare, names); near && *near != bare) {
-      hint = fmt::format("; did you mean {}?", *near);
+      r.hint = fmt::format("; did you mean {}?", *near);
       break;
     }
   }
+  return r;
+}
+
+std::string table_text(const sglang::FlagTable& t)
+{
+  return fmt::format("{} (server_args.py @ {}, confidence {})", t.name() == "main" ? "SGLang main" : "SGLang " + t.name(),
+                     t.commit().substr(0, 8), t.confidence());
+}
+
+/// SGLang's exact text for an outcome, "" when argparse accepts the words.
+std::string outcome_text(const Side& side, const sglang::ArgparseOutcome& outcome, const sglang::FlagTable& table)
+{
+  if (outcome.stop) {
+    return as_delivered(outcome.message_id, outcome.message);
+  }
+  if (auto r = rejection_of(side, outcome, table)) {
+    return render_delivered(MessageId::argparse_unrecognized, {{"words", fmt::format("{}", fmt::join(r->words, " "))}});
+  }
+  return {};
+}
+
+/// The launch arguments as SGLang's argparse takes them (prepare_server_args,
+/// allow_abbrev on): an ambiguous abbreviation or a flag without its value stops
+/// the parser at once; unknown words are collected and rejected at the end.
+/// The flag list is the side's release's own when pdcheck has one; otherwise
+/// the nearest lists after and before it must agree, or the verdict is only a
+/// warning. --enable-unified-memory before #33362 is unknown whatever the list.
+void argparse_findings(const Side& side, std::vector<Finding>& out)
+{
+  const sglang::ServerArgs& a = side.args;
+  const sglang::FlagTableChoice choice = sglang::flag_tables_for(side.profile.name);
+  const sglang::FlagTable& table = *choice.table;
+  const sglang::ArgparseOutcome outcome =
+    a.flag_table == table.name() ? a.argparse : sglang::argparse_outcome(table, a.words);
+  const std::string lists = choice.before != nullptr
+                              ? fmt::format("flag lists of {} and {}", table_text(*choice.before), table_text(table))
+                              : fmt::format("flag list of {}", table_text(table));
+  const std::string where =
+    fmt::format("{} launch: argparse in prepare_server_args (exit status 2); {}", sglang::role_name(side.role), lists);
+
+  if (choice.before != nullptr) {
+    const sglang::ArgparseOutcome earlier = sglang::argparse_outcome(*choice.before, a.words);
+    if (!sglang::same_outcome(earlier, outcome)) {
+      const std::string after_text = outcome_text(side, outcome, table);
+      const std::string before_text = outcome_text(side, earlier, *choice.before);
+      auto says = [](const std::string& text) { return text.empty() ? std::string("accepts them") : "says " + text; };
+      Finding f = side_finding(
+        side, RuleId::startup_argparse_unconfirmed,
+        fmt::format("SGLang {} may exit at launch: argparse with {}'s flags {}, with {}'s {}", side.profile.name,
+                    choice.before->name(), says(before_text), table.name(), says(after_text)));
+      f.where = where;
+      f.evidence["flag_table_before"] = choice.before->name();
+      f.evidence["flag_table_after"] = table.name();
+      f.evidence["before"] = before_text;
+      f.evidence["after"] = after_text;
+      out.push_back(std::move(f));
+      return;
+    }
+  }
+
+  auto finding = [&](std::string message, std::string runtime, const std::string& origin) {
+    Finding f = side_finding(side, RuleId::startup_argparse, std::move(message));
+    f.runtime_error = std::move(runtime);
+    f.where = where;
+    f.evidence["origin"] = origin;
+    f.evidence["flag_table"] = table.name();
+    out.push_back(std::move(f));
+  };
+  if (outcome.stop) {
+    finding(fmt::format("{} ({}): SGLang exits at launch: {}", outcome.stop->flag, outcome.stop->origin,
+                        outcome.message),
+            as_delivered(outcome.message_id, outcome.message), outcome.stop->origin);
+    return;
+  }
+  const std::optional<Rejection> r = rejection_of(side, outcome, table);
+  if (!r) {
+    return;
+  }
   const bool too_new = !side.profile.unified_memory && a.given.count("enable_unified_memory") > 0;
   finding(fmt::format("SGLang {} exits at launch: it does not know {} ({}){}{}", side.profile.name,
-                      fmt::join(words, " "), rejected.front().origin, hint,
+                      fmt::join(r->words, " "), r->origin, r->hint,
                       too_new ? "; --enable-unified-memory arrived with PR #33362 (0.5.18)" : ""),
-          render_delivered(MessageId::argparse_unrecognized, {{"words", fmt::format("{}", fmt::join(words, " "))}}),
-          rejected.front().origin);
+          render_delivered(MessageId::argparse_unrecognized, {{"words", fmt::format("{}", fmt::join(r->words, " "))}}),
+          r->origin);
 }
 
 /// SGLang ignores SGLANG_* variables it does not read: a misspelt one leaves the

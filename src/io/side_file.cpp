@@ -1,5 +1,7 @@
 #include "io/side_file.hpp"
 
+#include "sglang/launch_flags.hpp"
+
 #include "io/input_file.hpp"
 #include "io/model_loader.hpp"
 #include "model/catalog.hpp"
@@ -116,6 +118,13 @@ ProfileMatch side_profile(const SideInputs& in)
                             (s.size() > 1 && (s[0] == 'v' || s[0] == 'V') && std::isdigit(static_cast<unsigned char>(s[1])));
   throw InputError(in.sglang_where, "sglang: unknown profile or version '" + s + "'" +
                                         (version_like ? "" : did_you_mean(s, names)) + "; known: " + join(names));
+}
+
+/// The launch parser of the side's release: argparse resolves abbreviations
+/// against the flags that release has.
+const sglang::FlagTable* flag_table_of(const SideInputs& in)
+{
+  return sglang::flag_tables_for(side_profile(in).profile->name).table;
 }
 
 std::string lower_basename(std::string_view path)
@@ -396,7 +405,7 @@ Side load_side_file(const std::string& path)
     in.args_where = value_where["args"];
     words = args_words(path, values["args"], in.args_where);
   }
-  side.args = sglang::parse_launch_args(words, in.args_where, env, &read_sglang_config, in.base_dir);
+  side.args = sglang::parse_launch_args(words, in.args_where, env, &read_sglang_config, in.base_dir, flag_table_of(in));
   if (values.count("extra_state_types")) {
     side.extra_state_types = extra_state_types(path, values["extra_state_types"], value_where["extra_state_types"]);
   }
@@ -422,7 +431,8 @@ Side side_from_args(Role role,
   in.model = model_ref;
   in.model_where = origin;
   in.args_where = origin;
-  side.args = sglang::parse_launch_args(sglang::split_command_line(args_text, origin), origin, env, &read_sglang_config, ".");
+  side.args = sglang::parse_launch_args(sglang::split_command_line(args_text, origin), origin, env, &read_sglang_config,
+                                        ".", flag_table_of(in));
   finish_side(side, in);
   return side;
 }

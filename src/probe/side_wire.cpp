@@ -1,5 +1,7 @@
 #include "probe/side_wire.hpp"
 
+#include "sglang/launch_flags.hpp"
+
 #include "probe/peer_fields.hpp"
 #include "probe/probe_error.hpp"
 #include "core/profile.hpp"
@@ -169,7 +171,8 @@ sglang::Side side_from_json(const nlohmann::json& j, sglang::Role role)
     side.model = model_from_json(j.at("model"));
     const auto words = j.at("args").get<std::vector<std::string>>();
     const auto env = j.at("env").get<std::map<std::string, std::string>>();
-    side.args = sglang::parse_launch_args(words, side.origin, env);
+    side.args = sglang::parse_launch_args(words, side.origin, env, nullptr, ".",
+                                          sglang::flag_tables_for(side.profile.name).table);
   } catch (const ProbeError&) {
     throw;
   } catch (const std::exception& e) {

@@ -1,6 +1,7 @@
 #include "sglang/launch_flags.hpp"
 
 #include "core/sglang_messages.hpp"
+#include "core/version.hpp"
 
 #include <algorithm>
 #include <unordered_map>
@@ -8,8 +9,13 @@
 namespace pdcheck::sglang {
 
 namespace data {
-std::string_view launch_flags(); // generated from sglang/data/launch_flags.tsv
-std::string_view sglang_env();   // generated from sglang/data/sglang_env.tsv
+struct EmbeddedFile
+{
+  std::string_view name; ///< the file name without its .tsv
+  std::string_view text;
+};
+std::vector<EmbeddedFile> launch_flags(); // generated from sglang/data/launch_flags/*.tsv
+std::string_view sglang_env();            // generated from sglang/data/sglang_env.tsv
 } // namespace data
 
 namespace {
@@ -43,26 +49,35 @@ std::vector<std::vector<std::string>> tsv_rows(std::string_view text)
   return rows;
 }
 
-struct FlagTable
+/// The text after `# key: ` in the header, up to the line's end ("" when absent).
+std::string header_value(std::string_view text, std::string_view key)
 {
-  std::vector<LaunchFlag> flags;
-  std::unordered_map<std::string, std::size_t> by_option;
-};
-
-const FlagTable& table()
-{
-  static const FlagTable t = [] {
-    FlagTable out;
-    for (auto& row : tsv_rows(data::launch_flags())) {
-      if (row.size() < 3) {
-        continue; // the generator writes three cells; a short row is a data bug caught by the tests
+  const std::string marker = "# " + std::string(key) + ": ";
+  std::size_t at = 0;
+  while (at < text.size() && text[at] == '#') {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    const std::string_view line = text.substr(at, end - at);
+    if (line.substr(0, marker.size()) == marker) {
+      std::string_view value = line.substr(marker.size());
+      if (!value.empty() && value.back() == '\r') {
+        value.remove_suffix(1);
       }
-      out.by_option.emplace(row[0], out.flags.size());
-      out.flags.push_back(LaunchFlag{row[0], row[1], row[2]});
+      return std::string(value);
     }
-    return out;
-  }();
-  return t;
+    at = end + 1;
+  }
+  return {};
+}
+
+/// Releases in version order; "main" (no version) after every release.
+bool table_before(const FlagTable& a, const FlagTable& b)
+{
+  const auto va = parse_version(a.name());
+  const auto vb = parse_version(b.name());
+  if (va && vb) {
+    return release_before(*va, *vb);
+  }
+  return va.has_value() && !vb.has_value();
 }
 
 const std::vector<std::string>& env_names()
@@ -83,39 +98,39 @@ const std::vector<std::string>& env_names()
 
 } // namespace
 
-const std::vector<LaunchFlag>& launch_flags()
+FlagTable::FlagTable(std::string name, std::string_view text) : m_name(std::move(name))
 {
-  return table().flags;
-}
-
-std::string_view launch_flags_source()
-{
-  static const std::string source = [] {
-    const std::string_view text = data::launch_flags();
-    const std::string_view key = "server_args.py @ ";
-    const std::size_t at = text.find(key);
-    if (at == std::string_view::npos) {
-      return std::string("unknown");
+  m_source = header_value(text, "source");
+  const std::string_view key = "server_args.py @ ";
+  if (const std::size_t at = m_source.find(key); at != std::string::npos) {
+    const std::string rest = m_source.substr(at + key.size());
+    m_commit = rest.substr(0, rest.find_first_of(" ,;)"));
+  }
+  const std::string confidence = header_value(text, "confidence");
+  if (!confidence.empty()) {
+    m_confidence = confidence.substr(0, confidence.find(' '));
+  }
+  for (auto& row : tsv_rows(text)) {
+    if (row.size() < 3) {
+      continue; // the generator writes three cells; a short row is a data bug caught by the tests
     }
-    const std::string_view rest = text.substr(at + key.size());
-    return std::string(rest.substr(0, rest.find_first_of(" ,;\n")));
-  }();
-  return source;
+    m_by_option.emplace(row[0], m_flags.size());
+    m_flags.push_back(LaunchFlag{row[0], row[1], row[2]});
+  }
 }
 
-OptionMatch match_option(std::string_view word)
+OptionMatch FlagTable::match(std::string_view word) const
 {
-  const FlagTable& t = table();
   OptionMatch m;
-  if (auto it = t.by_option.find(std::string(word)); it != t.by_option.end()) {
+  if (auto it = m_by_option.find(std::string(word)); it != m_by_option.end()) {
     m.kind = OptionMatch::Kind::exact;
-    m.flag = &t.flags[it->second];
+    m.flag = &m_flags[it->second];
     return m;
   }
   // argparse abbreviates long options only: every option string that starts
   // with the word, in registration order.
   if (word.size() > 2 && word.substr(0, 2) == "--") {
-    for (const LaunchFlag& f : t.flags) {
+    for (const LaunchFlag& f : m_flags) {
       if (f.option.size() > word.size() && std::string_view(f.option).substr(0, word.size()) == word) {
         m.matches.push_back(&f);
       }
@@ -130,6 +145,82 @@ OptionMatch match_option(std::string_view word)
   return m;
 }
 
+std::string FlagTable::argparse_name(const LaunchFlag& flag) const
+{
+  // One add_argument call registers its option strings one after another; a
+  // deprecated alias of the same dest is a call of its own, further down.
+  const auto same_action = [&](std::size_t i) { return m_flags[i].dest == flag.dest && m_flags[i].nargs == flag.nargs; };
+  const auto it = m_by_option.find(flag.option);
+  if (it == m_by_option.end()) {
+    return flag.option;
+  }
+  std::size_t first = it->second;
+  while (first > 0 && same_action(first - 1)) {
+    --first;
+  }
+  std::string out;
+  for (std::size_t i = first; i < m_flags.size() && same_action(i); ++i) {
+    out += (out.empty() ? "" : "/") + m_flags[i].option;
+  }
+  return out;
+}
+
+std::vector<std::string> FlagTable::option_names() const
+{
+  std::vector<std::string> names;
+  for (const LaunchFlag& f : m_flags) {
+    names.push_back(f.option);
+  }
+  return names;
+}
+
+const std::vector<FlagTable>& flag_tables()
+{
+  static const std::vector<FlagTable> tables = [] {
+    std::vector<FlagTable> out;
+    for (const data::EmbeddedFile& file : data::launch_flags()) {
+      out.emplace_back(std::string(file.name), file.text);
+    }
+    std::sort(out.begin(), out.end(), table_before);
+    return out;
+  }();
+  return tables;
+}
+
+const FlagTable& newest_flag_table()
+{
+  return flag_tables().back();
+}
+
+FlagTableChoice flag_tables_for(std::string_view release)
+{
+  FlagTableChoice choice;
+  const auto wanted = parse_version(normalise_version(release));
+  if (!wanted) {
+    // A generation name (pre-dims, flat, components): no one release to pick.
+    choice.table = &newest_flag_table();
+    return choice;
+  }
+  for (const FlagTable& t : flag_tables()) {
+    const auto v = parse_version(t.name());
+    if (v && same_release(*v, *wanted)) {
+      choice.table = &t;
+      choice.exact = true;
+      choice.before = nullptr;
+      return choice;
+    }
+    if (v && release_before(*v, *wanted)) {
+      choice.before = &t;
+    } else if (choice.table == nullptr) {
+      choice.table = &t; // the first table after the release (or main)
+    }
+  }
+  if (choice.table == nullptr) {
+    choice.table = &newest_flag_table();
+  }
+  return choice;
+}
+
 std::string ambiguous_message(std::string_view word, const OptionMatch& m)
 {
   std::string candidates;
@@ -137,15 +228,6 @@ std::string ambiguous_message(std::string_view word, const OptionMatch& m)
     candidates += (i == 0 ? "" : ", ") + m.matches[i]->option;
   }
   return render_message(MessageId::argparse_ambiguous, {{"option", word}, {"candidates", candidates}});
-}
-
-std::vector<std::string> option_names()
-{
-  std::vector<std::string> names;
-  for (const LaunchFlag& f : launch_flags()) {
-    names.push_back(f.option);
-  }
-  return names;
 }
 
 bool known_sglang_env(std::string_view name)

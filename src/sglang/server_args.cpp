@@ -1,5 +1,7 @@
 #include "sglang/server_args.hpp"
 
+#include "sglang/argparse.hpp"
+
 #include "sglang/launch_flags.hpp"
 #include "util/error.hpp"
 #include "util/python_int.hpp"
@@ -340,37 +342,9 @@ void check_env(const std::map<std::string, std::string>& env, const std::string&
 // Argument words with their origins
 // ---------------------------------------------------------------------------
 
-struct Word
-{
-  std::string text;
-  std::string origin;     ///< "argv[3]" or "file:line:col"
-  bool from_file = false; ///< errors then point into the config file
-};
-
-// argparse takes a word starting with '-' as the next option unless it looks
-// like a negative number (the parser declares no numeric-looking options).
-bool looks_like_flag(const std::string& word)
-{
-  if (word.size() < 2 || word[0] != '-') {
-    return false;
-  }
-  std::size_t digits = 0;
-  std::size_t dots = 0;
-  for (std::size_t i = 1; i < word.size(); ++i) {
-    if (word[i] >= '0' && word[i] <= '9') {
-      ++digits;
-    } else if (word[i] == '.') {
-      ++dots;
-    } else {
-      return true;
-    }
-  }
-  return digits == 0 || dots > 1;
-}
-
 /// Replaces `--config PATH` (or `--config=PATH`) by the file's words, in front of
 /// the remaining command line as SGLang's ConfigArgumentMerger does.
-std::vector<Word> expand_config(std::vector<Word> words, ServerArgs& result, const std::string& origin,
+std::vector<ArgWord> expand_config(std::vector<ArgWord> words, ServerArgs& result, const std::string& origin,
                                 ConfigFileReader read_config, const std::string& base_dir)
 {
   std::optional<std::size_t> at;
@@ -413,9 +387,9 @@ std::vector<Word> expand_config(std::vector<Word> words, ServerArgs& result, con
     return words;
   }
 
-  std::vector<Word> merged;
+  std::vector<ArgWord> merged;
   for (ConfigWord& cw : read_config(path, base_dir)) {
-    merged.push_back(Word{std::move(cw.text), std::move(cw.origin), true});
+    merged.push_back(ArgWord{std::move(cw.text), std::move(cw.origin), true});
   }
   for (std::size_t i = 0; i < words.size(); ++i) {
     if (i < *at || i >= *at + width) {
@@ -423,48 +397,6 @@ std::vector<Word> expand_config(std::vector<Word> words, ServerArgs& result, con
     }
   }
   return merged;
-}
-
-/// Index after the values argparse gives an option with `nargs` from words[i..]:
-/// "0" none, "1" or a count that many, "?" at most one, "*"/"+" every word up to
-/// the next option. An inline "=value" is the value already.
-std::size_t skip_values(const std::vector<Word>& words, std::size_t i, bool inline_value, const std::string& nargs)
-{
-  if (inline_value || nargs == "0") {
-    return i;
-  }
-  if (nargs == "...") {
-    return words.size(); // argparse.REMAINDER takes everything after it
-  }
-  std::size_t limit = words.size();
-  if (nargs == "?") {
-    limit = std::min(words.size(), i + 1);
-  } else if (nargs != "*" && nargs != "+") {
-    std::size_t count = 1;
-    std::from_chars(nargs.data(), nargs.data() + nargs.size(), count);
-    limit = std::min(words.size(), i + count);
-  }
-  while (i < limit && !looks_like_flag(words[i].text)) {
-    ++i;
-  }
-  return i;
-}
-
-bool needs_a_value(const std::string& nargs)
-{
-  return nargs != "0" && nargs != "?" && nargs != "*";
-}
-
-/// argparse names an optional by its option strings joined with '/'.
-std::string argparse_name(const LaunchFlag& flag)
-{
-  std::string out;
-  for (const LaunchFlag& f : launch_flags()) {
-    if (f.dest == flag.dest && f.nargs == flag.nargs) {
-      out += (out.empty() ? "" : "/") + f.option;
-    }
-  }
-  return out;
 }
 
 } // namespace
@@ -555,54 +487,37 @@ ServerArgs parse_launch_args(const std::vector<std::string>& words,
                              const std::string& origin,
                              const std::map<std::string, std::string>& env,
                              ConfigFileReader read_config,
-                             const std::string& base_dir)
+                             const std::string& base_dir,
+                             const FlagTable* flag_table)
 {
+  const FlagTable& table = flag_table != nullptr ? *flag_table : newest_flag_table();
   ServerArgs result;
   result.env = env;
+  result.flag_table = table.name();
   // Assignments in front of the command apply to that command only, so they
   // override the environment given separately.
   const std::size_t start = skip_program_prefix(words, result.env);
   check_env(result.env, origin);
 
-  std::vector<Word> items;
+  std::vector<ArgWord> items;
   for (std::size_t i = start; i < words.size(); ++i) {
-    items.push_back(Word{words[i], "argv[" + std::to_string(i) + "]", false});
+    items.push_back(ArgWord{words[i], "argv[" + std::to_string(i) + "]", false});
   }
   items = expand_config(std::move(items), result, origin, read_config, base_dir);
+  result.argparse = argparse_outcome(table, items);
+  // An ambiguous word ends the launch before any value is read.
+  const bool stopped_early = result.argparse.message_id == MessageId::argparse_ambiguous && result.argparse.stop;
 
-  // argparse classifies every word before it reads any value, so the first
-  // ambiguous abbreviation stops the launch whatever comes after it.
-  for (const Word& w : items) {
-    if (w.text == "--") {
-      break;
-    }
-    if (!looks_like_flag(w.text)) {
-      continue;
-    }
-    const std::string bare = w.text.substr(0, w.text.rfind("--", 0) == 0 ? w.text.find('=') : std::string::npos);
-    if (const OptionMatch m = match_option(bare); m.kind == OptionMatch::Kind::ambiguous) {
-      result.argparse_stop = ArgOrigin{bare, "", w.origin};
-      result.argparse_message = ambiguous_message(w.text, m);
-      result.argparse_message_id = MessageId::argparse_ambiguous;
-      break;
-    }
-  }
-  const bool stopped_early = result.argparse_stop.has_value();
-
+  // The values of the options pdcheck models; what argparse rejects is in
+  // result.argparse already.
   std::size_t i = 0;
   while (i < items.size()) {
-    const Word& word = items[i];
+    const ArgWord& word = items[i];
     const std::string where = word.from_file ? word.origin : origin;
     if (word.text == "--") {
-      // Everything after "--" is positional, and ServerArgs takes none.
-      for (++i; i < items.size(); ++i) {
-        result.unrecognized.push_back(ArgOrigin{items[i].text, "", items[i].origin});
-      }
       break;
     }
     if (!looks_like_flag(word.text)) {
-      // A stray word: ServerArgs has no positionals, so argparse rejects it.
-      result.unrecognized.push_back(ArgOrigin{word.text, "", word.origin});
       ++i;
       continue;
     }
@@ -615,24 +530,19 @@ ServerArgs parse_launch_args(const std::vector<std::string>& words,
 
     // argparse first resolves the word (exact, or a unique abbreviation of a
     // long option), then looks at its values.
-    const OptionMatch match = match_option(spelling);
+    const OptionMatch match = table.match(spelling);
     if (match.kind == OptionMatch::Kind::ambiguous) {
-      i = skip_values(items, i + 1, inline_value.has_value(), "*"); // already the stop (the scan above)
+      i = skip_values(items, i + 1, inline_value.has_value(), "*");
       continue;
     }
     if (match.kind == OptionMatch::Kind::unknown) {
-      // argparse keeps the word and the values after it as extras, and exits
-      // with "unrecognized arguments: ..." once everything else is parsed.
-      result.unrecognized.push_back(ArgOrigin{word.text, "", word.origin});
       ++i;
       while (i < items.size() && !looks_like_flag(items[i].text)) {
-        result.unrecognized.push_back(ArgOrigin{items[i].text, "", items[i].origin});
         ++i;
       }
       continue;
     }
-    const std::string canonical = match.flag->option;
-    const FlagSpec* spec = find_flag(canonical);
+    const FlagSpec* spec = find_flag(match.flag->option);
     if (spec == nullptr) {
       // An SGLang flag pdcheck does not model: its values as argparse takes them.
       ArgOrigin unmodelled{spelling, inline_value.value_or(""), word.origin};
@@ -640,18 +550,6 @@ ServerArgs parse_launch_args(const std::vector<std::string>& words,
       i = skip_values(items, first, inline_value.has_value(), match.flag->nargs);
       for (std::size_t k = first; k < i; ++k) {
         unmodelled.value += (unmodelled.value.empty() ? "" : " ") + items[k].text;
-      }
-      if (i == first && !inline_value && needs_a_value(match.flag->nargs) && !result.argparse_stop) {
-        result.argparse_stop = unmodelled;
-        result.argparse_message_id =
-          match.flag->nargs == "+" ? MessageId::argparse_expected_some : MessageId::argparse_expected_one;
-        result.argparse_message = render_message(result.argparse_message_id, {{"flag", argparse_name(*match.flag)}});
-      }
-      if (inline_value && match.flag->nargs == "0" && !result.argparse_stop) {
-        result.argparse_stop = unmodelled;
-        result.argparse_message_id = MessageId::argparse_ignored_value;
-        result.argparse_message = render_message(result.argparse_message_id,
-                                                 {{"flag", argparse_name(*match.flag)}, {"value", *inline_value}});
       }
       result.unknown.push_back(std::move(unmodelled));
       continue;
@@ -689,6 +587,7 @@ ServerArgs parse_launch_args(const std::vector<std::string>& words,
     spec->apply(result, value, number);
     result.given[std::string(spec->dest)] = ArgOrigin{spelling, value, word.origin};
   }
+  result.words = std::move(items);
   return result;
 }
 

@@ -11,6 +11,8 @@
 
 namespace pdcheck::sglang {
 
+class FlagTable; // sglang/launch_flags.hpp
+
 enum class DisaggregationMode { null, prefill, decode };
 
 std::string_view disaggregation_mode_name(DisaggregationMode m);
@@ -22,6 +24,27 @@ struct ArgOrigin
   std::string flag;   ///< the spelling used, e.g. "--tensor-parallel-size"
   std::string value;  ///< the raw value ("" for switches)
   std::string origin; ///< "argv[3]" or "<config.yaml>:4:1"
+};
+
+/// One launch word as argparse sees it, after `--config` expansion.
+struct ArgWord
+{
+  std::string text;
+  std::string origin;     ///< "argv[3]" or "file:line:col"
+  bool from_file = false; ///< errors then point into the config file
+};
+
+/// How argparse ends with the words (sglang/argparse.hpp).
+struct ArgparseOutcome
+{
+  /// The first word argparse stops at before anything else (an ambiguous
+  /// abbreviation, a flag missing its value): its exact message.
+  std::optional<ArgOrigin> stop;
+  std::string message;
+  MessageId message_id = MessageId::argparse_unrecognized; ///< the catalog row of `message`
+  /// Words argparse would not accept, in order ("unrecognized arguments:
+  /// ..."): unknown flags with the values that follow them, stray words.
+  std::vector<ArgOrigin> unrecognized;
 };
 
 /// What pdcheck needs of SGLang's ServerArgs: everything that shapes state layout
@@ -63,14 +86,13 @@ struct ServerArgs
   std::map<std::string, ArgOrigin> given;
   /// SGLang flags pdcheck does not model (valid for SGLang): kept verbatim.
   std::vector<ArgOrigin> unknown;
-  /// Words SGLang's argparse would not accept, in order ("unrecognized
-  /// arguments: ..."): unknown flags with the values that follow them, stray words.
-  std::vector<ArgOrigin> unrecognized;
-  /// The first word argparse stops at before anything else (an ambiguous
-  /// abbreviation, a flag missing its value): its exact message.
-  std::optional<ArgOrigin> argparse_stop;
-  std::string argparse_message;
-  MessageId argparse_message_id = MessageId::argparse_unrecognized; ///< the catalog row of argparse_message
+  /// argparse's end with these words and `flag_table`'s option strings.
+  ArgparseOutcome argparse;
+  /// The words argparse read (after the program prefix and `--config`), so
+  /// that other releases' flag tables can be tried on them.
+  std::vector<ArgWord> words;
+  /// The flag table the words were read with (FlagTable::name()).
+  std::string flag_table;
 };
 
 /// Splits one shell-like command line (quotes, backslashes) into words.
@@ -98,10 +120,13 @@ using ConfigFileReader = std::vector<ConfigWord> (*)(const std::string& path, co
 /// the command line win over the file. Without `read_config` the file is not
 /// read, only recorded in `given["config"]`. Each known flag is recorded in `given`
 /// with origin "argv[i]" (index into `words`) or the config file position.
+/// Options and abbreviations are resolved against `flag_table`, the launch
+/// parser of the side's release (sglang::flag_tables_for); nullptr: the newest.
 ServerArgs parse_launch_args(const std::vector<std::string>& words,
                              const std::string& origin,
                              const std::map<std::string, std::string>& env = {},
                              ConfigFileReader read_config = nullptr,
-                             const std::string& base_dir = ".");
+                             const std::string& base_dir = ".",
+                             const FlagTable* flag_table = nullptr);
 
 } // namespace pdcheck::sglang

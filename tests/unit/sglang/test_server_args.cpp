@@ -267,13 +267,13 @@ TEST_CASE("parse_launch_args keeps unmodelled SGLang flags with the values argpa
   CHECK(a.unknown[3].value == "-1");
   CHECK(a.unknown[4].flag == "--log-level");
   CHECK(a.unknown[4].value == "debug");
-  REQUIRE(a.argparse_stop);
-  CHECK(a.argparse_stop->flag == "--pp");
-  CHECK(a.argparse_message == ambiguous_pp());
-  CHECK(a.argparse_message_id == MessageId::argparse_ambiguous);
-  REQUIRE(b.unrecognized.size() == 1);
-  CHECK(b.unrecognized[0].flag == "stray");
-  CHECK(b.unrecognized[0].origin == "argv[0]");
+  REQUIRE(a.argparse.stop);
+  CHECK(a.argparse.stop->flag == "--pp");
+  CHECK(a.argparse.message == ambiguous_pp());
+  CHECK(a.argparse.message_id == MessageId::argparse_ambiguous);
+  REQUIRE(b.argparse.unrecognized.size() == 1);
+  CHECK(b.argparse.unrecognized[0].flag == "stray");
+  CHECK(b.argparse.unrecognized[0].origin == "argv[0]");
   CHECK(b.tp_size == 2);
 }
 
@@ -447,30 +447,30 @@ TEST_CASE("parse_launch_args reads abbreviations as SGLang's argparse does", "[s
     CHECK(a.given.at("enable_unified_memory").flag == "--enable-unified-mem");
     CHECK(a.mamba_ssm_dtype == Dtype::bfloat16);
     CHECK(a.transfer_backend == TransferBackend::mori);
-    CHECK(a.unrecognized.empty());
-    CHECK_FALSE(a.argparse_stop);
+    CHECK(a.argparse.unrecognized.empty());
+    CHECK_FALSE(a.argparse.stop);
   }
   SECTION("an unknown flag and the words after it are unrecognized")
   {
     const ServerArgs a = parse("--tp-size 2 --mamba-ssm-dtpe bfloat16 --page-size 16");
-    REQUIRE(a.unrecognized.size() == 2);
-    CHECK(a.unrecognized[0].flag == "--mamba-ssm-dtpe");
-    CHECK(a.unrecognized[1].flag == "bfloat16");
+    REQUIRE(a.argparse.unrecognized.size() == 2);
+    CHECK(a.argparse.unrecognized[0].flag == "--mamba-ssm-dtpe");
+    CHECK(a.argparse.unrecognized[1].flag == "bfloat16");
     CHECK(a.page_size == 16);
   }
   SECTION("an unmodelled flag without its value stops argparse")
   {
     const ServerArgs a = parse("--mem-fraction-static --tp-size 2");
-    REQUIRE(a.argparse_stop);
-    CHECK(a.argparse_message == render_message(MessageId::argparse_expected_one, {{"flag", "--mem-fraction-static"}}));
-    CHECK(a.argparse_message_id == MessageId::argparse_expected_one);
+    REQUIRE(a.argparse.stop);
+    CHECK(a.argparse.message == render_message(MessageId::argparse_expected_one, {{"flag", "--mem-fraction-static"}}));
+    CHECK(a.argparse.message_id == MessageId::argparse_expected_one);
   }
   SECTION("the flag list is SGLang's, with provenance")
   {
-    CHECK(launch_flags().size() > 400);
-    CHECK(launch_flags().front().option == "-h");
-    CHECK(launch_flags_source() == "001067fffe33427bee0ed2f007fb7551a1d76b44");
-    for (const LaunchFlag& f : launch_flags()) {
+    CHECK(newest_flag_table().flags().size() > 400);
+    CHECK(newest_flag_table().flags().front().option == "-h");
+    CHECK(newest_flag_table().commit() == "001067fffe33427bee0ed2f007fb7551a1d76b44");
+    for (const LaunchFlag& f : newest_flag_table().flags()) {
       const bool known_nargs = f.nargs == "0" || f.nargs == "1" || f.nargs == "?" || f.nargs == "*" || f.nargs == "+";
       CHECK(known_nargs);
       CHECK(f.option.rfind("-", 0) == 0);
@@ -490,27 +490,27 @@ TEST_CASE("parse_launch_args: argparse's order of errors, '--', and explicit val
   SECTION("an ambiguous word wins over a bad value before it")
   {
     const ServerArgs a = parse("--tp-size x --pp 2");
-    REQUIRE(a.argparse_stop);
-    CHECK(a.argparse_message == ambiguous_pp());
+    REQUIRE(a.argparse.stop);
+    CHECK(a.argparse.message == ambiguous_pp());
   }
   SECTION("... and over a flag missing its value")
   {
     const ServerArgs a = parse("--cuda-graph-bs --pp 2");
-    CHECK(a.argparse_message == ambiguous_pp());
+    CHECK(a.argparse.message == ambiguous_pp());
   }
   SECTION("words after -- are positional, which ServerArgs has none of")
   {
     const ServerArgs a = parse("--tp-size 2 -- --pp-size 2");
     CHECK(a.pp_size == 1);
-    REQUIRE(a.unrecognized.size() == 2);
-    CHECK(a.unrecognized[0].flag == "--pp-size");
+    REQUIRE(a.argparse.unrecognized.size() == 2);
+    CHECK(a.argparse.unrecognized[0].flag == "--pp-size");
   }
   SECTION("a switch given a value")
   {
     const ServerArgs a = parse("--skip-tokenizer-init=true");
-    CHECK(a.argparse_message == render_message(MessageId::argparse_ignored_value,
+    CHECK(a.argparse.message == render_message(MessageId::argparse_ignored_value,
                                                {{"flag", "--skip-tokenizer-init"}, {"value", "true"}}));
-    CHECK(a.argparse_message_id == MessageId::argparse_ignored_value);
+    CHECK(a.argparse.message_id == MessageId::argparse_ignored_value);
   }
   SECTION("integers as Python's int() reads them")
   {
