@@ -195,6 +195,15 @@ std::vector<Profile> build_table()
   return t;
 }
 
+std::string lower_case(std::string_view text)
+{
+  std::string s;
+  for (char c : text) {
+    s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return s;
+}
+
 std::string normalise(std::string_view text)
 {
   return normalise_version(text);
@@ -302,6 +311,14 @@ const std::vector<Profile>& profiles()
 
 const Profile* find_profile(std::string_view name_or_version)
 {
+  // The name as written first: "0.5.20" is the release row, "v0.5.20" the named
+  // profile, though both normalise to the same text.
+  const std::string written = lower_case(name_or_version);
+  for (const Profile& p : profiles()) {
+    if (lower_case(p.name) == written) {
+      return &p;
+    }
+  }
   const std::string wanted = normalise(name_or_version);
   for (const Profile& p : profiles()) {
     if (normalise(p.name) == wanted) {

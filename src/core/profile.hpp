@@ -64,9 +64,11 @@ struct Profile
 /// All named profiles and release rows, oldest first.
 const std::vector<Profile>& profiles();
 
-/// Finds a profile by name ("components"), by release ("0.5.15", "v0.5.15",
-/// "0.5.15.post1"), or by a newer unknown release (mapped to the newest profile
-/// with a note). Returns nullptr when nothing matches.
+/// Finds a profile by name ("components", "v0.5.20") or by release ("0.5.15",
+/// "v0.5.15"), case-insensitively; a name as written wins over a release that
+/// normalises to it ("0.5.20" is the release row, "v0.5.20" the named profile).
+/// Returns nullptr when nothing matches: resolve_profile maps releases pdcheck
+/// has no row for.
 const Profile* find_profile(std::string_view name_or_version);
 
 /// A side's `sglang:` value resolved to a profile. When the value is a release

@@ -106,6 +106,12 @@ TEST_CASE("find_profile: names, releases with or without v, any case; nothing el
   CHECK(row("v0.5.15").name == "0.5.15");
   CHECK(row("V0.5.15").name == "0.5.15");
   CHECK(row("0.5.15.POST1").name == "0.5.15.post1");
+  // The release row and the named profile both normalise to 0.5.20: the name as
+  // written decides, so the release row (its own confidence and evidence) is reachable.
+  CHECK(row("0.5.20").name == "0.5.20");
+  CHECK(row("0.5.20").base == "v0.5.20");
+  CHECK(row("v0.5.20").name == "v0.5.20");
+  CHECK(row("V0.5.20").name == "v0.5.20");
   CHECK(find_profile("0.5.24") == nullptr);
   CHECK(find_profile("0.5.19rc1") == nullptr);
   CHECK(find_profile("latest") == nullptr);
