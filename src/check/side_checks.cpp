@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace pdcheck::check {
 
 namespace {
@@ -132,8 +134,15 @@ std::optional<Rejection> rejection_of(const Side& side, const sglang::ArgparseOu
 {
   const sglang::ServerArgs& a = side.args;
   std::vector<sglang::ArgOrigin> rejected = outcome.unrecognized;
-  if (auto it = a.given.find("enable_unified_memory"); it != a.given.end() && !side.profile.unified_memory) {
-    rejected.push_back(it->second); // the flag arrived with #33362
+  // The release profiles know when --enable-unified-memory arrived (#33362),
+  // whatever a flag list of another release says.
+  if (auto it = a.given.find("enable_unified_memory"); it != a.given.end()) {
+    const auto same_word = [&](const sglang::ArgOrigin& w) { return w.origin == it->second.origin; };
+    if (side.profile.unified_memory) {
+      rejected.erase(std::remove_if(rejected.begin(), rejected.end(), same_word), rejected.end());
+    } else if (std::none_of(rejected.begin(), rejected.end(), same_word)) {
+      rejected.push_back(it->second);
+    }
   }
   if (rejected.empty()) {
     return std::nullopt;
@@ -195,15 +204,20 @@ void argparse_findings(const Side& side, std::vector<Finding>& out)
     fmt::format("{} launch: argparse in prepare_server_args (exit status 2); {}", sglang::role_name(side.role), lists);
 
   if (choice.before != nullptr) {
+    // Compared as SGLang's texts, which include what the release profiles
+    // know (--enable-unified-memory before #33362) whatever either list says.
     const sglang::ArgparseOutcome earlier = sglang::argparse_outcome(*choice.before, a.words);
-    if (!sglang::same_outcome(earlier, outcome)) {
-      const std::string after_text = outcome_text(side, outcome, table);
-      const std::string before_text = outcome_text(side, earlier, *choice.before);
-      auto says = [](const std::string& text) { return text.empty() ? std::string("accepts them") : "says " + text; };
-      Finding f = side_finding(
-        side, RuleId::startup_argparse_unconfirmed,
-        fmt::format("SGLang {} may exit at launch: argparse with {}'s flags {}, with {}'s {}", side.profile.name,
-                    choice.before->name(), says(before_text), table.name(), says(after_text)));
+    const std::string after_text = outcome_text(side, outcome, table);
+    const std::string before_text = outcome_text(side, earlier, *choice.before);
+    if (after_text != before_text) {
+      auto says = [](const std::string& text) {
+        return text.empty() ? std::string("accepts the arguments") : fmt::format("says \"{}\"", text);
+      };
+      Finding f = side_finding(side, RuleId::startup_argparse_unconfirmed,
+                               fmt::format("SGLang {} may exit at launch: with {}'s flag list argparse {}; with {}'s, "
+                                           "it {}",
+                                           side.profile.name, choice.before->name(), says(before_text), table.name(),
+                                           says(after_text)));
       f.where = where;
       f.evidence["flag_table_before"] = choice.before->name();
       f.evidence["flag_table_after"] = table.name();

@@ -42,7 +42,8 @@ public:
   /// The 40 characters after "server_args.py @ " in the source line.
   const std::string& commit() const { return m_commit; }
   /// The `# confidence:` header line's first word: "high" (upstream's own
-  /// commit), "medium" (a fork's snapshot of that release line).
+  /// commit), "medium" (a copy identified as that release, with its local
+  /// edits taken out), "low" (a copy whose release is only inferred).
   const std::string& confidence() const { return m_confidence; }
   const std::vector<LaunchFlag>& flags() const { return m_flags; }
 
