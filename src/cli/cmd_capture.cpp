@@ -6,6 +6,7 @@
 #include "cli/options.hpp"
 #include "io/capture_file.hpp"
 #include "io/pcap_file.hpp"
+#include "report/capture_render.hpp"
 #include "util/error.hpp"
 #include "wire/generation.hpp"
 
@@ -80,11 +81,7 @@ void refuse_broken_streams(const std::string& pcap, const capture::CaptureReport
   }
 }
 
-struct Written
-{
-  std::size_t message = 0;
-  std::string path;
-};
+using Written = report::CaptureRun::Written;
 
 /// Writes each classified message as it completes, so memory does not grow with
 /// the capture (the analyzer keeps only what the summary needs).
@@ -156,158 +153,6 @@ private:
   std::vector<Written> m_written;
 };
 
-std::string flow_state(const capture::FlowReport& f)
-{
-  std::vector<std::string> parts;
-  if (!f.syn_seen) {
-    parts.push_back("no SYN: the capture began after the connection opened");
-  }
-  if (f.gap) {
-    parts.push_back(fmt::format("gap of {} bytes at stream byte {}: incomplete from there", f.gap->missing, f.gap->offset));
-  }
-  if (f.ended_inside_message) {
-    parts.push_back("ends inside a message");
-  }
-  if (f.retransmitted_bytes > 0) {
-    parts.push_back(fmt::format("{} retransmitted bytes ignored", f.retransmitted_bytes));
-  }
-  if (f.out_of_order_segments > 0) {
-    parts.push_back(fmt::format("{} out-of-order segments put back in order", f.out_of_order_segments));
-  }
-  return parts.empty() ? "complete" : fmt::format("{}", fmt::join(parts, "; "));
-}
-
-std::string summary_text(const CaptureOptions& o, const io::PcapSummary& s, const std::vector<Written>& written)
-{
-  const capture::CaptureReport& r = s.report;
-  std::string out = fmt::format("pcap     {} · {} · link type {} · {} packets ({} TCP, {} outside --port/--host)\n",
-                                o.pcap, s.format, s.linktype_name, r.packets, r.tcp_packets, r.filtered_out);
-  if (r.ip_fragments > 0) {
-    out += fmt::format("         {} TCP packets were IP fragments (not reassembled, their flows show gaps)\n",
-                       r.ip_fragments);
-  }
-  std::size_t zmtp = 0;
-  std::size_t other = 0;
-  for (const capture::FlowReport& f : r.flows) {
-    (f.verdict == capture::FlowVerdict::zmtp ? zmtp : other) += 1;
-  }
-  out += fmt::format("flows    {} TCP flow(s): {} ZMTP, {} other\n", r.flows.size(), zmtp, other);
-  for (const capture::FlowReport& f : r.flows) {
-    if (f.verdict != capture::FlowVerdict::zmtp) {
-      continue;
-    }
-    out += fmt::format("  {}  ZMTP {} {}{} · {} bytes · {} message(s) · {}\n", flow_label(f), f.zmtp_version,
-                       f.mechanism, f.socket_type.empty() ? "" : " " + f.socket_type, f.stream_bytes,
-                       f.message_count, flow_state(f));
-  }
-  std::map<std::int64_t, std::set<std::string>> ranks; // decode rank -> the decode hosts that registered it
-  for (const capture::FoundMessage& m : r.messages) {
-    if (m.kind == capture::MessageKind::registration && m.dst_tp_rank) {
-      ranks[*m.dst_tp_rank].insert(capture::address_text(r.flows[m.flow].src.address));
-    }
-  }
-  std::vector<std::string> kinds;
-  for (const auto& [k, count] : r.by_kind) {
-    kinds.push_back(fmt::format("{} {}", count, k));
-  }
-  out += fmt::format("messages {}{}\n", r.message_count, kinds.empty() ? "" : fmt::format(": {}", fmt::join(kinds, ", ")));
-  if (!ranks.empty()) {
-    std::vector<std::string> seen;
-    for (const auto& [rank, hosts] : ranks) {
-      seen.push_back(fmt::format("{} (from {})", rank, fmt::join(hosts, ", ")));
-    }
-    out += fmt::format("decode ranks registered: {}\n", fmt::join(seen, "; "));
-  }
-  for (const capture::FoundMessage& m : r.messages) {
-    if (m.kind == capture::MessageKind::unclassified) {
-      out += fmt::format("unclassified: {} stream byte {}: {} frame(s): {}\n", flow_label(r.flows[m.flow]), m.offset,
-                         m.frame_count, m.problem);
-    }
-  }
-  if (r.transfer_infos > o.max_transfer_infos) {
-    out += fmt::format("{} more TransferInfo(s) counted but not written (--max-transfer-infos {})\n",
-                       r.transfer_infos - o.max_transfer_infos, o.max_transfer_infos);
-  }
-  if (!written.empty()) {
-    out += fmt::format("wrote {} capture file(s) to {}/\n", written.size(), o.out);
-    for (const Written& w : written) {
-      out += fmt::format("  {}  {}\n", w.path, capture::message_description(r.messages[w.message]));
-    }
-  } else {
-    out += "no registration or TransferInfo found: nothing written\n";
-  }
-  return out;
-}
-
-nlohmann::ordered_json summary_json(const CaptureOptions& o, const io::PcapSummary& s,
-                                    const std::vector<Written>& written)
-{
-  const capture::CaptureReport& r = s.report;
-  nlohmann::ordered_json j;
-  j["pcap"] = o.pcap;
-  j["format"] = s.format;
-  j["linktype"] = s.linktype;
-  j["linktype_name"] = s.linktype_name;
-  j["packets"] = r.packets;
-  j["tcp_packets"] = r.tcp_packets;
-  j["filtered_out"] = r.filtered_out;
-  j["ip_fragments"] = r.ip_fragments;
-  j["message_count"] = r.message_count;
-  j["by_kind"] = r.by_kind;
-  j["transfer_infos_not_written"] = r.transfer_infos > o.max_transfer_infos ? r.transfer_infos - o.max_transfer_infos : 0;
-  auto flows = nlohmann::ordered_json::array();
-  for (const capture::FlowReport& f : r.flows) {
-    nlohmann::ordered_json fj;
-    fj["src"] = capture::endpoint_text(f.src);
-    fj["dst"] = capture::endpoint_text(f.dst);
-    fj["verdict"] = capture::flow_verdict_name(f.verdict);
-    fj["packets"] = f.packets;
-    fj["stream_bytes"] = f.stream_bytes;
-    fj["first_time"] = capture::timestamp_text(f.first_time);
-    fj["complete"] = f.complete();
-    fj["syn_seen"] = f.syn_seen;
-    fj["gap"] = f.gap ? nlohmann::ordered_json{{"offset", f.gap->offset}, {"missing", f.gap->missing}}
-                      : nlohmann::ordered_json(nullptr);
-    fj["ended_inside_message"] = f.ended_inside_message;
-    fj["retransmitted_bytes"] = f.retransmitted_bytes;
-    fj["out_of_order_segments"] = f.out_of_order_segments;
-    fj["zmtp_version"] = f.zmtp_version;
-    fj["mechanism"] = f.mechanism;
-    fj["socket_type"] = f.socket_type;
-    fj["message_count"] = f.message_count;
-    fj["messages"] = f.messages;
-    flows.push_back(std::move(fj));
-  }
-  j["flows"] = std::move(flows);
-  std::map<std::size_t, std::string> file_of;
-  for (const Written& w : written) {
-    file_of[w.message] = w.path;
-  }
-  auto messages = nlohmann::ordered_json::array();
-  for (std::size_t i = 0; i < r.messages.size(); ++i) {
-    const capture::FoundMessage& m = r.messages[i];
-    nlohmann::ordered_json mj;
-    mj["flow"] = m.flow;
-    mj["stream_offset"] = m.offset;
-    mj["time"] = capture::timestamp_text(m.time);
-    mj["frames"] = m.frame_count;
-    mj["kind"] = capture::message_kind_name(m.kind);
-    mj["backend"] =
-      m.backend ? nlohmann::ordered_json(transfer_backend_name(*m.backend)) : nlohmann::ordered_json(nullptr);
-    mj["generation"] =
-      m.generation ? nlohmann::ordered_json(wire::generation_name(*m.generation)) : nlohmann::ordered_json(nullptr);
-    mj["dst_tp_rank"] = m.dst_tp_rank ? nlohmann::ordered_json(*m.dst_tp_rank) : nlohmann::ordered_json(nullptr);
-    mj["dst_attn_tp_size"] = m.dst_attn_tp ? nlohmann::ordered_json(*m.dst_attn_tp) : nlohmann::ordered_json(nullptr);
-    mj["room"] = m.room ? nlohmann::ordered_json(*m.room) : nlohmann::ordered_json(nullptr);
-    mj["description"] = capture::message_description(m);
-    mj["file"] = file_of.count(i) ? nlohmann::ordered_json(file_of[i]) : nlohmann::ordered_json(nullptr);
-    messages.push_back(std::move(mj));
-  }
-  j["messages"] = std::move(messages);
-  j["out"] = o.out;
-  return j;
-}
-
 Verdict run_capture_command(const CaptureOptions& o, CommandContext& ctx)
 {
   capture::AnalyzerOptions a = analyzer_options(o);
@@ -323,11 +168,10 @@ Verdict run_capture_command(const CaptureOptions& o, CommandContext& ctx)
     writer.discard();
     throw;
   }
-  if (o.report.format == "json") {
-    *ctx.out << summary_json(o, s, writer.written()).dump(2) << "\n";
-  } else {
-    *ctx.out << summary_text(o, s, writer.written());
-  }
+  const report::PcapFile pcap{o.pcap, s.format, s.linktype, s.linktype_name};
+  const report::CaptureRun run{o.out, o.max_transfer_infos, writer.written()};
+  *ctx.out << (o.report.format == "json" ? report::capture_summary_to_json(pcap, s.report, run).dump(2) + "\n"
+                                         : report::capture_summary_to_text(pcap, s.report, run));
   // Finding nothing is an answer, not an error: the summary says why.
   return Verdict::ok;
 }

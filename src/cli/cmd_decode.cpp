@@ -1,6 +1,7 @@
 #include "cli/command.hpp"
 #include "cli/options.hpp"
 #include "io/capture_file.hpp"
+#include "report/capture_render.hpp"
 #include "report/wire_render.hpp"
 #include "util/error.hpp"
 #include "wire/registration_codec.hpp"
@@ -38,35 +39,9 @@ std::optional<wire::Generation> generation_option(const std::string& text)
   throw InputError("--generation", fmt::format("expected one of {}, got \"{}\"", names, text));
 }
 
-nlohmann::json capture_json(const io::Capture& c)
+report::CaptureFileInfo file_info(const io::Capture& c)
 {
-  nlohmann::json j = {{"file", c.origin}, {"frames", c.frames.size()}, {"synthetic", c.synthetic}};
-  if (!c.host.empty()) {
-    j["host"] = c.host;
-  }
-  if (!c.time.empty()) {
-    j["time"] = c.time;
-  }
-  if (!c.note.empty()) {
-    j["note"] = c.note;
-  }
-  return j;
-}
-
-std::string capture_text(const io::Capture& c)
-{
-  std::string out = fmt::format("capture {} ({} frames", c.origin, c.frames.size());
-  if (!c.host.empty()) {
-    out += ", host " + c.host;
-  }
-  if (!c.time.empty()) {
-    out += ", " + c.time;
-  }
-  out += ")\n";
-  if (!c.note.empty()) {
-    out += "note: " + c.note + "\n";
-  }
-  return out;
+  return report::CaptureFileInfo{c.origin, c.frames.size(), c.synthetic, c.host, c.time, c.note};
 }
 
 // Sglang mode: what a prefill of the chosen generation makes of the frames.
@@ -104,7 +79,7 @@ Verdict run_sglang_mode(const io::Capture& capture, std::optional<wire::Generati
   }
   if (o.report.format == "json") {
     nlohmann::json j = body.is_null() ? nlohmann::json::object() : body;
-    j["capture"] = capture_json(capture);
+    j["capture"] = report::capture_file_to_json(file_info(capture));
     j["mode"] = "sglang";
     if (problem) {
       // No decoded body: say at least what was parsed, and as what.
@@ -127,7 +102,7 @@ Verdict run_sglang_mode(const io::Capture& capture, std::optional<wire::Generati
     }
     *ctx.out << j.dump(2) << "\n";
   } else {
-    *ctx.out << capture_text(capture) << "parsed as SGLang would\n";
+    *ctx.out << report::capture_file_to_text(file_info(capture)) << "parsed as SGLang would\n";
     if (problem) {
       *ctx.out << fmt::format("SGLang raises at frame {} ({}): {}\n  then: {}\n", problem->frame, problem->field,
                               problem->what, problem->sglang);
@@ -156,19 +131,19 @@ Verdict run_decode(const DecodeOptions& o, CommandContext& ctx)
     const wire::Registration r = io::registration_from_capture(capture, generation);
     if (o.report.format == "json") {
       nlohmann::json j = report::registration_to_json(r);
-      j["capture"] = capture_json(capture);
+      j["capture"] = report::capture_file_to_json(file_info(capture));
       *ctx.out << j.dump(2) << "\n";
     } else {
-      *ctx.out << capture_text(capture) << report::registration_to_text(r);
+      *ctx.out << report::capture_file_to_text(file_info(capture)) << report::registration_to_text(r);
     }
   } else {
     const wire::TransferInfo t = io::transfer_info_from_capture(capture, generation);
     if (o.report.format == "json") {
       nlohmann::json j = report::transfer_info_to_json(t);
-      j["capture"] = capture_json(capture);
+      j["capture"] = report::capture_file_to_json(file_info(capture));
       *ctx.out << j.dump(2) << "\n";
     } else {
-      *ctx.out << capture_text(capture) << report::transfer_info_to_text(t);
+      *ctx.out << report::capture_file_to_text(file_info(capture)) << report::transfer_info_to_text(t);
     }
   }
   return Verdict::ok;

@@ -1,0 +1,59 @@
+// `pdcheck capture`'s summary and `pdcheck decode`'s capture header from
+// made-up data: the lines the capture tests would otherwise only see through a
+// real pcap.
+#include "report/capture_render.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace pdcheck;
+
+TEST_CASE("capture_summary_to_text: counts, the files written, the TransferInfos left out", "[report]")
+{
+  capture::CaptureReport r;
+  r.packets = 12;
+  r.tcp_packets = 10;
+  r.filtered_out = 2;
+  r.ip_fragments = 1;
+  r.message_count = 3;
+  r.transfer_infos = 5;
+  r.by_kind = {{"mooncake registration", 1}, {"mooncake transfer_info", 2}};
+  capture::FoundMessage m;
+  m.kind = capture::MessageKind::registration;
+  m.backend = TransferBackend::mooncake;
+  r.messages.push_back(m);
+  const report::PcapFile pcap{"x.pcap", "pcapng", 1, "EN10MB"};
+  report::CaptureRun run{"out", 3, {}};
+  const std::string nothing = report::capture_summary_to_text(pcap, r, run);
+  CHECK(nothing == "pcap     x.pcap · pcapng · link type EN10MB · 12 packets (10 TCP, 2 outside --port/--host)\n"
+                   "         1 TCP packets were IP fragments (not reassembled, their flows show gaps)\n"
+                   "flows    0 TCP flow(s): 0 ZMTP, 0 other\n"
+                   "messages 3: 1 mooncake registration, 2 mooncake transfer_info\n"
+                   "2 more TransferInfo(s) counted but not written (--max-transfer-infos 3)\n"
+                   "no registration or TransferInfo found: nothing written\n");
+  run.written.push_back({0, "out/0001-registration-mooncake.json"});
+  const std::string wrote = report::capture_summary_to_text(pcap, r, run);
+  CHECK(wrote.find("wrote 1 capture file(s) to out/\n  out/0001-registration-mooncake.json  " +
+                   capture::message_description(m) + "\n") != std::string::npos);
+  const auto j = report::capture_summary_to_json(pcap, r, run);
+  CHECK(j["pcap"] == "x.pcap");
+  CHECK(j["linktype"] == 1);
+  CHECK(j["transfer_infos_not_written"] == 2);
+  REQUIRE(j["messages"].size() == 1);
+  CHECK(j["messages"][0]["file"] == "out/0001-registration-mooncake.json");
+  CHECK(j["messages"][0]["backend"] == "mooncake");
+  CHECK(j["messages"][0]["room"].is_null());
+  CHECK(j["out"] == "out");
+}
+
+TEST_CASE("capture_file_to_text and _json: only the fields the file has", "[report]")
+{
+  report::CaptureFileInfo c{"reg.json", 19, false, "", "", ""};
+  CHECK(report::capture_file_to_text(c) == "capture reg.json (19 frames)\n");
+  CHECK(report::capture_file_to_json(c) == nlohmann::json{{"file", "reg.json"}, {"frames", 19}, {"synthetic", false}});
+  c.host = "10.0.0.2";
+  c.time = "2026-12-02T10:00:00Z";
+  c.note = "from a test";
+  CHECK(report::capture_file_to_text(c) ==
+        "capture reg.json (19 frames, host 10.0.0.2, 2026-12-02T10:00:00Z)\nnote: from a test\n");
+  CHECK(report::capture_file_to_json(c)["note"] == "from a test");
+}
