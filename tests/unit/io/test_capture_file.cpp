@@ -7,6 +7,8 @@
 
 #include "../../support/run_pdcheck.hpp"
 
+#include "core/sglang_messages.hpp"
+
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -161,7 +163,9 @@ TEST_CASE("every malformed capture is one line naming frame, byte and what was e
     f[0] = to_bytes("MoriMsgGuard");
     CHECK(registration_error("nixl", f) ==
           "bad.json: frame 0 (guard): byte 0: expected the guard b'NixlMsgGuard', got b'MoriMsgGuard'; SGLang would "
-          "raise ValueError: First message should be b'NixlMsgGuard'. Foreign traffic?");
+          "raise " + render_delivered(MessageId::nixl_guard, {{"guard", "NixlMsgGuard"}}));
+    // nixl/conn.py checks the guard with a plain assert.
+    CHECK(render_delivered(MessageId::nixl_guard, {{"guard", "NixlMsgGuard"}}).rfind("AssertionError: ", 0) == 0);
   }
   SECTION("non-ASCII integer frame")
   {
