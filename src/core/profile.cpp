@@ -12,9 +12,12 @@ namespace pdcheck {
 namespace {
 
 // Each helper returns the feature set of one SGLang generation; release rows
-// below start from one of them and adjust what the evidence says. Evidence and
-// confidence are from ../shared/reference/sglang-versions.md (see also
-// docs/profiles.md).
+// below start from one of them and adjust what the evidence says. The
+// generations are cut at SGLang PRs #10912 (first hybrid state transfer),
+// #16056 (state item lens and dims), #24932 (per-component lists) and v0.5.20;
+// docs/profiles.md gives each row's confidence and evidence (SGLang's release
+// index docs/release_lookup/release_index.json@90aba0db, issue and PR threads),
+// and each row's `evidence` field names the PRs it rests on.
 
 Profile no_state()
 {

@@ -1,9 +1,11 @@
 // The built-in catalog's config.json texts. Each one holds keys as published
 // for the named Hugging Face repository; where pdcheck could not obtain the
 // whole file, the entry says so in its `source` and carries only the keys
-// that a cited quotation confirms (no value here is made up). The numbers
-// that decide the state layout are cross-checked against
-// sglang-state-layout.md §6 by tests/unit/model/test_catalog.cpp.
+// that a cited quotation confirms, or that its `source` names as unconfirmed
+// (no value here is made up). The numbers
+// that decide the state layout are checked by tests/unit/model/test_catalog.cpp
+// against per-slot sizes worked out with SGLang's shape formulas
+// (configs/mamba_utils.py@02e208de; see docs/state-layouts.md).
 
 #include "model/catalog.hpp"
 
@@ -408,18 +410,20 @@ const std::vector<CatalogEntry>& catalog()
   // quotation confirms; they are enough for the state layout, not for serving.
   static const std::vector<CatalogEntry> k_entries = {
     {"qwen3-next-80b-a3b", "Qwen/Qwen3-Next-80B-A3B-Instruct",
-     "https://huggingface.co/Qwen/Qwen3-Next-80B-A3B-Instruct/blob/main/config.json (revision 9c7f2fbe per "
-     "sglang-state-layout.md); partial: keys as quoted in a third-party dump of this repo's config and in MaxText's "
+     "https://huggingface.co/Qwen/Qwen3-Next-80B-A3B-Instruct/blob/main/config.json (revision 9c7f2fbe, "
+     "unconfirmed); partial: keys as quoted in a third-party dump of this repo's config and in MaxText's "
      "qwen3-next-80b-a3b parameters; token ids, rope_theta, torch_dtype, transformers_version left out as unverified",
      k_qwen3_next_80b_a3b},
     {"qwen3.5-35b-a3b", "Qwen/Qwen3.5-35B-A3B",
      "https://huggingface.co/Qwen/Qwen3.5-35B-A3B/blob/main/config.json (revision not recorded); partial: text_config "
      "keys as quoted in aiconfigurator's Qwen3.5-35B-A3B test config and a transcription of the Qwen3.6-35B-A3B "
-     "text_config; mamba_ssm_dtype float32 per sglang-state-layout.md",
+     "text_config; mamba_ssm_dtype float32 as vLLM PR #34489 describes Qwen3.5 configs, not confirmed in SGLang's "
+     "source",
      k_qwen3_5_35b_a3b},
     {"qwen3.5-27b", "Qwen/Qwen3.5-27B",
      "https://huggingface.co/Qwen/Qwen3.5-27B/blob/main/config.json (revision not recorded); partial: text_config keys "
-     "as quoted in aiconfigurator's Qwen3.5-27B test config; mamba_ssm_dtype float32 per sglang-state-layout.md",
+     "as quoted in aiconfigurator's Qwen3.5-27B test config; mamba_ssm_dtype float32 as vLLM PR #34489 describes "
+     "Qwen3.5 configs, not confirmed in SGLang's source",
      k_qwen3_5_27b},
     {"nemotron-h-8b", "nvidia/Nemotron-H-8B-Base-8K",
      "https://huggingface.co/nvidia/Nemotron-H-8B-Base-8K/blob/main/config.json (revision not recorded); keys as "
@@ -427,25 +431,24 @@ const std::vector<CatalogEntry>& catalog()
      "n_routed_experts, removed); may omit keys that quotation dropped",
      k_nemotron_h_8b},
     {"nemotron-nano-9b-v2", "nvidia/NVIDIA-Nemotron-Nano-9B-v2",
-     "https://huggingface.co/nvidia/NVIDIA-Nemotron-Nano-9B-v2/blob/main/config.json (revision 6533e8de per "
-     "sglang-state-layout.md); partial: keys as quoted in a third-party sizing test, n_groups per "
-     "sglang-state-layout.md",
+     "https://huggingface.co/nvidia/NVIDIA-Nemotron-Nano-9B-v2/blob/main/config.json (revision 6533e8de, "
+     "unconfirmed); partial: keys as quoted in a third-party sizing test; n_groups 8 not confirmed by a quotation",
      k_nemotron_nano_9b_v2},
     {"nemotron-3-nano-30b-a3b", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16",
      "https://huggingface.co/nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16/blob/main/config.json (revision not "
      "recorded); partial: keys as published in configs of checkpoints fine-tuned from it "
-     "(OpenResearcher/OpenResearcher-30B-A3B, HebArabNlpProject/Hebatron), ssm_state_size per "
-     "sglang-state-layout.md; keys after rescale_prenorm_residual not seen",
+     "(OpenResearcher/OpenResearcher-30B-A3B, HebArabNlpProject/Hebatron), ssm_state_size 128 "
+     "not confirmed by a quotation but also the default of SGLang's NemotronHConfig "
+     "(configs/nemotron_h.py@01144484); keys after rescale_prenorm_residual not seen",
      k_nemotron_3_nano_30b_a3b},
     {"falcon-h1-7b", "tiiuae/Falcon-H1-7B-Instruct",
      "https://huggingface.co/tiiuae/Falcon-H1-7B-Instruct/blob/main/config.json (revision not recorded); partial: "
-     "keys as quoted in third-party sizing tests (Falcon-H1-7B and its mlx-community 4-bit copy); architecture per "
-     "sglang-state-layout.md",
+     "keys as quoted in third-party sizing tests (Falcon-H1-7B and its mlx-community 4-bit copy); architecture as "
+     "SGLang's models/falcon_h1.py@e01a0731 registers it",
      k_falcon_h1_7b},
     {"falcon-h1-1.5b", "tiiuae/Falcon-H1-1.5B-Instruct",
      "https://huggingface.co/tiiuae/Falcon-H1-1.5B-Instruct/blob/main/config.json (revision not recorded); partial: "
-     "keys as quoted in a third-party sizing test, matching the transformers FalconH1 doc table and "
-     "sglang-state-layout.md",
+     "keys as quoted in a third-party sizing test, matching the transformers FalconH1 doc table",
      k_falcon_h1_1_5b},
     {"kimi-linear-48b-a3b", "moonshotai/Kimi-Linear-48B-A3B-Instruct",
      "https://huggingface.co/moonshotai/Kimi-Linear-48B-A3B-Instruct/blob/main/config.json at revision "
@@ -454,7 +457,7 @@ const std::vector<CatalogEntry>& catalog()
      k_kimi_linear_48b_a3b},
     {"lfm2-2.6b", "LiquidAI/LFM2-2.6B",
      "https://huggingface.co/LiquidAI/LFM2-2.6B/blob/main/config.json (revision not recorded); partial: keys as "
-     "quoted in a third-party importer test; architecture per sglang-state-layout.md",
+     "quoted in a third-party importer test; architecture as SGLang's models/lfm2.py@493eb5b6 registers it",
      k_lfm2_2_6b},
     {"granite-4.0-h-tiny", "ibm-granite/granite-4.0-h-tiny",
      "https://huggingface.co/ibm-granite/granite-4.0-h-tiny/blob/main/config.json (revision not recorded); partial: "

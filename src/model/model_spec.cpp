@@ -26,8 +26,10 @@ struct ArchInfo
   Arch arch;
 };
 
-// One row per architecture SGLang gives a Mamba pool to (sglang-state-layout.md §1),
-// in the order error messages list them.
+// One row per architecture SGLang gives a Mamba pool to (the config classes
+// that configs/hybrid_arch.py@02e208de treats as Mamba2, GDN or KDA; the names
+// are the EntryClass of each models/*.py, see docs/state-layouts.md), in the
+// order error messages list them.
 constexpr ArchInfo k_archs[] = {
   {"Qwen3NextForCausalLM", "qwen3_next", Arch::qwen3_next},
   {"Qwen3_5ForConditionalGeneration", "qwen3_5", Arch::qwen3_5},

@@ -22,7 +22,9 @@ enum class StateFamily {
 std::string_view state_family_name(StateFamily f);
 
 /// The architecture-independent inputs that decide SGLang's state layout, read
-/// from a Hugging Face config.json (see sglang-state-layout.md §3.2).
+/// from a Hugging Face config.json. docs/state-layouts.md lists, per
+/// architecture, the keys read and the shape formulas, each with the SGLang
+/// file and commit it follows (configs/<arch>.py, configs/mamba_utils.py).
 struct ModelSpec
 {
   std::string name;         ///< catalog name, or the path as given
