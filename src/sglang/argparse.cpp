@@ -46,6 +46,16 @@ std::size_t skip_values(const std::vector<ArgWord>& words, std::size_t i, bool i
   return i;
 }
 
+SplitOption split_inline_value(const std::string& word)
+{
+  SplitOption out{word, std::nullopt};
+  if (const std::size_t eq = word.find('='); eq != std::string::npos && word.rfind("--", 0) == 0) {
+    out.inline_value = word.substr(eq + 1);
+    out.spelling.resize(eq);
+  }
+  return out;
+}
+
 bool needs_a_value(const std::string& nargs)
 {
   return nargs != "0" && nargs != "?" && nargs != "*";
@@ -63,7 +73,7 @@ ArgparseOutcome argparse_outcome(const FlagTable& table, const std::vector<ArgWo
     if (!looks_like_flag(w.text)) {
       continue;
     }
-    const std::string bare = w.text.substr(0, w.text.rfind("--", 0) == 0 ? w.text.find('=') : std::string::npos);
+    const std::string bare = split_inline_value(w.text).spelling;
     if (const OptionMatch m = table.match(bare); m.kind == OptionMatch::Kind::ambiguous) {
       out.stop = ArgOrigin{bare, "", w.origin};
       out.message = ambiguous_message(w.text, m);
@@ -88,12 +98,7 @@ ArgparseOutcome argparse_outcome(const FlagTable& table, const std::vector<ArgWo
       ++i;
       continue;
     }
-    std::string spelling = word.text;
-    std::optional<std::string> inline_value;
-    if (const std::size_t eq = spelling.find('='); eq != std::string::npos && spelling.rfind("--", 0) == 0) {
-      inline_value = spelling.substr(eq + 1);
-      spelling.resize(eq);
-    }
+    const auto [spelling, inline_value] = split_inline_value(word.text);
     const OptionMatch match = table.match(spelling);
     if (match.kind != OptionMatch::Kind::exact && match.kind != OptionMatch::Kind::abbreviation) {
       // argparse keeps the word and the values after it as extras, and exits

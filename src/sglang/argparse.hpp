@@ -25,6 +25,15 @@ bool looks_like_flag(const std::string& word);
 /// the next option. An inline "=value" is the value already.
 std::size_t skip_values(const std::vector<ArgWord>& words, std::size_t i, bool inline_value, const std::string& nargs);
 
+/// A long option's "--x=value" split in two ("--x", "value"); any other word
+/// whole, without an inline value (argparse does not split short options here).
+struct SplitOption
+{
+  std::string spelling;
+  std::optional<std::string> inline_value;
+};
+SplitOption split_inline_value(const std::string& word);
+
 /// Whether argparse refuses the option without a value.
 bool needs_a_value(const std::string& nargs);
 

@@ -521,12 +521,7 @@ ServerArgs parse_launch_args(const std::vector<std::string>& words,
       ++i;
       continue;
     }
-    std::string spelling = word.text;
-    std::optional<std::string> inline_value;
-    if (const std::size_t eq = spelling.find('='); eq != std::string::npos && spelling.rfind("--", 0) == 0) {
-      inline_value = spelling.substr(eq + 1);
-      spelling.resize(eq);
-    }
+    const auto [spelling, inline_value] = split_inline_value(word.text);
 
     // argparse first resolves the word (exact, or a unique abbreviation of a
     // long option), then looks at its values.
