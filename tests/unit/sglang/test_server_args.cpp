@@ -23,7 +23,7 @@ using test::error_of;
 namespace {
 
 /// argparse's refusal of an abbreviation of --pp: the flags it could stand for,
-/// in the parser's order (launch_flags.tsv).
+/// in the parser's order (launch_flags/main.tsv).
 std::string ambiguous_pp()
 {
   return render_message(MessageId::argparse_ambiguous,
