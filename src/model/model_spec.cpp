@@ -91,7 +91,22 @@ void read_nemotron_h(const json& config, const std::string& origin, const std::s
 
   std::string_view list_key;
   std::size_t list_size = 0;
-  if (const json* pattern = r.find("hybrid_override_pattern"); pattern != nullptr && !pattern->is_null()) {
+  // configs/nemotron_h.py (@01144484) derives the layer types from
+  // layers_block_type when the config has it, and from the pattern otherwise.
+  const json* block_types = r.find("layers_block_type");
+  const json* pattern = r.find("hybrid_override_pattern");
+  if (block_types != nullptr && !block_types->is_null()) {
+    const std::vector<std::string> types = r.strings("layers_block_type");
+    for (std::size_t i = 0; i < types.size(); ++i) {
+      if (types[i] == "mamba") {
+        spec.state_layer_ids.push_back(static_cast<int>(i));
+      } else if (types[i] == "attention") {
+        ++spec.num_attention_layers;
+      }
+    }
+    list_key = "layers_block_type";
+    list_size = types.size();
+  } else if (pattern != nullptr && !pattern->is_null()) {
     if (!pattern->is_string()) {
       r.wrong("hybrid_override_pattern", "a string of M, *, - and E", *pattern);
     }
@@ -110,17 +125,6 @@ void read_nemotron_h(const json& config, const std::string& origin, const std::s
     }
     list_key = "hybrid_override_pattern";
     list_size = text.size();
-  } else if (r.find("layers_block_type") != nullptr) {
-    const std::vector<std::string> types = r.strings("layers_block_type");
-    for (std::size_t i = 0; i < types.size(); ++i) {
-      if (types[i] == "mamba") {
-        spec.state_layer_ids.push_back(static_cast<int>(i));
-      } else if (types[i] == "attention") {
-        ++spec.num_attention_layers;
-      }
-    }
-    list_key = "layers_block_type";
-    list_size = types.size();
   } else {
     r.missing("hybrid_override_pattern", "a string such as \"M-M*-\", or a 'layers_block_type' list");
   }

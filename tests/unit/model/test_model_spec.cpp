@@ -272,6 +272,20 @@ TEST_CASE("model::read_model_config: NemotronH reads layers_block_type when ther
   CHECK(spec.num_hidden_layers == 7);
 }
 
+TEST_CASE("model::read_model_config: NemotronH takes layers_block_type over the pattern when both are given")
+{
+  // configs/nemotron_h.py @ 01144484: _resolve_layers_block_type reads the
+  // pattern only when layers_block_type is None.
+  json config = nemotron_h_config();
+  config["hybrid_override_pattern"] = "M-M*-";
+  config["layers_block_type"] = {"attention", "mamba", "mlp"};
+  config.erase("num_hidden_layers");
+  const ModelSpec spec = read(config);
+  CHECK(spec.state_layer_ids == std::vector<int>{1});
+  CHECK(spec.num_attention_layers == 1);
+  CHECK(spec.num_hidden_layers == 3);
+}
+
 TEST_CASE("model::read_model_config: NemotronH conv kernel falls back to mamba_d_conv, then 4")
 {
   json config = nemotron_h_config();
