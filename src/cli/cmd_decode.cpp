@@ -49,71 +49,45 @@ report::CaptureFileInfo file_info(const io::Capture& c)
 Verdict run_sglang_mode(const io::Capture& capture, std::optional<wire::Generation> generation, const DecodeOptions& o,
                     CommandContext& ctx)
 {
-  std::optional<wire::FrameProblem> problem;
-  std::vector<std::string> notes;
-  nlohmann::json body;
-  std::string text;
+  report::SglangDecode d;
+  d.file = file_info(capture);
+  d.kind = std::string(io::capture_kind_name(capture.kind));
+  d.backend = std::string(transfer_backend_name(capture.backend));
   const std::optional<wire::Generation> parser = generation ? generation : capture.generation;
   if (parser && !wire::generation_supported(capture.backend, *parser)) {
     throw InputError("--generation", fmt::format("{} has no {} generation", transfer_backend_name(capture.backend),
                                                  wire::generation_name(*parser)));
   }
   if (capture.kind == io::CaptureKind::registration) {
-    wire::RegistrationDecode d = wire::decode_registration(capture.backend, capture.frames, parser,
+    wire::RegistrationDecode r = wire::decode_registration(capture.backend, capture.frames, parser,
                                                            wire::DecodeMode::sglang);
-    problem = d.problem;
-    notes = d.notes;
-    if (d.registration) {
-      body = report::registration_to_json(*d.registration);
-      text = report::registration_to_text(*d.registration);
+    d.problem = r.problem;
+    d.notes = r.notes;
+    if (r.registration) {
+      d.body = report::registration_to_json(*r.registration);
+      d.body_text = report::registration_to_text(*r.registration);
+    }
+    if (d.problem) { // no decoded body: at least what it was parsed as
+      d.generation = std::string(wire::generation_name(
+        parser ? *parser : wire::detect_registration_generation(capture.backend, capture.frames).generation));
     }
   } else {
-    wire::TransferInfoDecode d =
+    wire::TransferInfoDecode t =
       wire::decode_transfer_info(capture.backend, capture.frames, parser, wire::DecodeMode::sglang);
-    problem = d.problem;
-    notes = d.notes;
-    if (d.transfer_info) {
-      body = report::transfer_info_to_json(*d.transfer_info);
-      text = report::transfer_info_to_text(*d.transfer_info);
+    d.problem = t.problem;
+    d.notes = t.notes;
+    if (t.transfer_info) {
+      d.body = report::transfer_info_to_json(*t.transfer_info);
+      d.body_text = report::transfer_info_to_text(*t.transfer_info);
+    }
+    if (d.problem) {
+      d.generation = std::string(wire::generation_name(
+        parser ? *parser : wire::detect_transfer_info_generation(capture.backend, capture.frames).first));
     }
   }
-  if (o.report.format == "json") {
-    nlohmann::json j = body.is_null() ? nlohmann::json::object() : body;
-    j["capture"] = report::capture_file_to_json(file_info(capture));
-    j["mode"] = "sglang";
-    if (problem) {
-      // No decoded body: say at least what was parsed, and as what.
-      j["kind"] = std::string(io::capture_kind_name(capture.kind));
-      j["backend"] = std::string(transfer_backend_name(capture.backend));
-      if (parser) {
-        j["generation"] = std::string(wire::generation_name(*parser));
-      } else if (capture.kind == io::CaptureKind::registration) {
-        j["generation"] =
-          std::string(wire::generation_name(wire::detect_registration_generation(capture.backend, capture.frames).generation));
-      } else {
-        j["generation"] = std::string(
-          wire::generation_name(wire::detect_transfer_info_generation(capture.backend, capture.frames).first));
-      }
-      j["sglang_raises"] = {{"frame", problem->frame},
-                            {"field", problem->field},
-                            {"exception", problem->what},
-                            {"consequence", problem->sglang}};
-      j["notes"] = notes;
-    }
-    *ctx.out << j.dump(2) << "\n";
-  } else {
-    *ctx.out << report::capture_file_to_text(file_info(capture)) << "parsed as SGLang would\n";
-    if (problem) {
-      *ctx.out << fmt::format("SGLang raises at frame {} ({}): {}\n  then: {}\n", problem->frame, problem->field,
-                              problem->what, problem->sglang);
-      for (const std::string& n : notes) {
-        *ctx.out << "  " << n << "\n";
-      }
-    } else {
-      *ctx.out << "\n" << text;
-    }
-  }
-  return problem ? Verdict::findings : Verdict::ok;
+  *ctx.out << (o.report.format == "json" ? report::sglang_decode_to_json(d).dump(2) + "\n"
+                                         : report::sglang_decode_to_text(d));
+  return d.problem ? Verdict::findings : Verdict::ok;
 }
 
 Verdict run_decode(const DecodeOptions& o, CommandContext& ctx)

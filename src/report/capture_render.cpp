@@ -200,4 +200,37 @@ std::string capture_file_to_text(const CaptureFileInfo& c)
   return out;
 }
 
+nlohmann::json sglang_decode_to_json(const SglangDecode& d)
+{
+  nlohmann::json j = d.body.is_null() ? nlohmann::json::object() : d.body;
+  j["capture"] = capture_file_to_json(d.file);
+  j["mode"] = "sglang";
+  if (d.problem) {
+    // No decoded body: say at least what was parsed, and as what.
+    j["kind"] = d.kind;
+    j["backend"] = d.backend;
+    j["generation"] = d.generation;
+    j["sglang_raises"] = {{"frame", d.problem->frame},
+                          {"field", d.problem->field},
+                          {"exception", d.problem->what},
+                          {"consequence", d.problem->sglang}};
+    j["notes"] = d.notes;
+  }
+  return j;
+}
+
+std::string sglang_decode_to_text(const SglangDecode& d)
+{
+  std::string out = capture_file_to_text(d.file) + "parsed as SGLang would\n";
+  if (!d.problem) {
+    return out + "\n" + d.body_text;
+  }
+  out += fmt::format("SGLang raises at frame {} ({}): {}\n  then: {}\n", d.problem->frame, d.problem->field,
+                     d.problem->what, d.problem->sglang);
+  for (const std::string& n : d.notes) {
+    out += "  " + n + "\n";
+  }
+  return out;
+}
+
 } // namespace pdcheck::report

@@ -5,10 +5,12 @@
 // or JSON (schemas/capture-summary.schema.json, decode.schema.json).
 
 #include "capture/analyzer.hpp"
+#include "wire/frame_problem.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,5 +56,22 @@ struct CaptureFileInfo
 /// "capture FILE (N frames, host H, TIME)\nnote: ...\n".
 std::string capture_file_to_text(const CaptureFileInfo& c);
 nlohmann::json capture_file_to_json(const CaptureFileInfo& c);
+
+/// `pdcheck decode --mode sglang`: what a prefill of one generation made of a
+/// capture file's frames: the decoded message, or where SGLang raises.
+struct SglangDecode
+{
+  CaptureFileInfo file;
+  std::string kind;       ///< "registration" or "transfer_info"
+  std::string backend;
+  std::string generation; ///< the parser's
+  std::optional<wire::FrameProblem> problem;
+  std::vector<std::string> notes;
+  nlohmann::json body;    ///< the decoded message as JSON (null when SGLang raises)
+  std::string body_text;  ///< ... and as text
+};
+
+nlohmann::json sglang_decode_to_json(const SglangDecode& d);
+std::string sglang_decode_to_text(const SglangDecode& d);
 
 } // namespace pdcheck::report

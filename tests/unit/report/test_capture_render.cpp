@@ -57,3 +57,33 @@ TEST_CASE("capture_file_to_text and _json: only the fields the file has", "[repo
         "capture reg.json (19 frames, host 10.0.0.2, 2026-12-02T10:00:00Z)\nnote: from a test\n");
   CHECK(report::capture_file_to_json(c)["note"] == "from a test");
 }
+
+TEST_CASE("sglang_decode_to_text and _json: the decoded message, or where SGLang raises", "[report]")
+{
+  report::SglangDecode d;
+  d.file = report::CaptureFileInfo{"reg.json", 19, false, "", "", ""};
+  d.kind = "registration";
+  d.backend = "mooncake";
+  d.body = nlohmann::json{{"room", "None"}};
+  d.body_text = "room None\n";
+  CHECK(report::sglang_decode_to_text(d) == "capture reg.json (19 frames)\nparsed as SGLang would\n\nroom None\n");
+  auto j = report::sglang_decode_to_json(d);
+  CHECK(j["room"] == "None");
+  CHECK(j["mode"] == "sglang");
+  CHECK_FALSE(j.contains("sglang_raises"));
+
+  d.body = nullptr;
+  d.generation = "components";
+  d.problem = wire::FrameProblem{6, "dst_state_data_ptrs", std::nullopt, "struct.error: unpack requires a buffer",
+                                 "the bootstrap thread dies"};
+  d.notes = {"a note"};
+  CHECK(report::sglang_decode_to_text(d) ==
+        "capture reg.json (19 frames)\nparsed as SGLang would\nSGLang raises at frame 6 (dst_state_data_ptrs): "
+        "struct.error: unpack requires a buffer\n  then: the bootstrap thread dies\n  a note\n");
+  j = report::sglang_decode_to_json(d);
+  CHECK(j["generation"] == "components");
+  CHECK(j["kind"] == "registration");
+  CHECK(j["sglang_raises"]["frame"] == 6);
+  CHECK(j["sglang_raises"]["consequence"] == "the bootstrap thread dies");
+  CHECK(j["notes"] == nlohmann::json::array({"a note"}));
+}
