@@ -131,16 +131,4 @@ ArgparseOutcome argparse_outcome(const FlagTable& table, const std::vector<ArgWo
   return out;
 }
 
-bool same_outcome(const ArgparseOutcome& a, const ArgparseOutcome& b)
-{
-  if (a.stop.has_value() != b.stop.has_value()) {
-    return false;
-  }
-  if (a.stop) {
-    return a.message == b.message && a.stop->origin == b.stop->origin;
-  }
-  return std::equal(a.unrecognized.begin(), a.unrecognized.end(), b.unrecognized.begin(), b.unrecognized.end(),
-                    [](const ArgOrigin& x, const ArgOrigin& y) { return x.flag == y.flag && x.origin == y.origin; });
-}
-
 } // namespace pdcheck::sglang

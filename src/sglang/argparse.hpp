@@ -40,8 +40,4 @@ bool needs_a_value(const std::string& nargs);
 /// One run of argparse over `words` with `table`'s option strings.
 ArgparseOutcome argparse_outcome(const FlagTable& table, const std::vector<ArgWord>& words);
 
-/// Whether two tables lead argparse to the same end (the same stop, or the
-/// same rejected words).
-bool same_outcome(const ArgparseOutcome& a, const ArgparseOutcome& b);
-
 } // namespace pdcheck::sglang

@@ -112,20 +112,6 @@ TEST_CASE("argparse_outcome: the stop argparse reaches first, or the words it re
   }
 }
 
-TEST_CASE("same_outcome: one table's end against another's", "[sglang][args]")
-{
-  const FlagTable old_table("0.5.4", k_table);
-  const FlagTable new_table("0.5.7", std::string(k_table) + "--pp-async-batch-depth\tpp_async_batch_depth\t1\n"
-                                                            "--enable-unified-memory\tenable_unified_memory\t0\n");
-  const auto w = words({"--enable-unified-memory"});
-  CHECK_FALSE(same_outcome(argparse_outcome(old_table, w), argparse_outcome(new_table, w)));
-  const auto pp = words({"--pp", "2"});
-  // Both ambiguous, but argparse names different candidates.
-  CHECK_FALSE(same_outcome(argparse_outcome(old_table, pp), argparse_outcome(new_table, pp)));
-  const auto fine = words({"--model", "m"});
-  CHECK(same_outcome(argparse_outcome(old_table, fine), argparse_outcome(new_table, fine)));
-}
-
 TEST_CASE("flag tables: releases in version order, main last, each with its provenance", "[sglang][args]")
 {
   const std::vector<FlagTable>& tables = flag_tables();
