@@ -188,8 +188,8 @@ std::string outcome_text(const Side& side, const sglang::ArgparseOutcome& outcom
 /// allow_abbrev on): an ambiguous abbreviation or a flag without its value stops
 /// the parser at once; unknown words are collected and rejected at the end.
 /// The flag list is the side's release's own when pdcheck has one; otherwise
-/// the nearest lists after and before it must agree, or the verdict is only a
-/// warning. --enable-unified-memory before #33362 is unknown whatever the list.
+/// the nearest lists after and before it must agree, or the finding is only
+/// information. --enable-unified-memory before #33362 is unknown whatever the list.
 void argparse_findings(const Side& side, std::vector<Finding>& out)
 {
   const sglang::ServerArgs& a = side.args;
@@ -202,12 +202,12 @@ void argparse_findings(const Side& side, std::vector<Finding>& out)
                               : fmt::format("flag list of {}", table_text(table));
   const std::string where =
     fmt::format("{} launch: argparse in prepare_server_args (exit status 2); {}", sglang::role_name(side.role), lists);
+  // SGLang's text, which includes what the release profiles know
+  // (--enable-unified-memory before #33362) whatever the list says.
+  const std::string after_text = outcome_text(side, outcome, table);
 
   if (choice.before != nullptr) {
-    // Compared as SGLang's texts, which include what the release profiles
-    // know (--enable-unified-memory before #33362) whatever either list says.
     const sglang::ArgparseOutcome earlier = sglang::argparse_outcome(*choice.before, a.words);
-    const std::string after_text = outcome_text(side, outcome, table);
     const std::string before_text = outcome_text(side, earlier, *choice.before);
     if (after_text != before_text) {
       auto says = [](const std::string& text) {
@@ -228,9 +228,9 @@ void argparse_findings(const Side& side, std::vector<Finding>& out)
     }
   }
 
-  auto finding = [&](std::string message, std::string runtime, const std::string& origin) {
+  auto finding = [&](std::string message, const std::string& origin) {
     Finding f = side_finding(side, RuleId::startup_argparse, std::move(message));
-    f.runtime_error = std::move(runtime);
+    f.runtime_error = after_text;
     f.where = where;
     f.evidence["origin"] = origin;
     f.evidence["flag_table"] = table.name();
@@ -239,7 +239,7 @@ void argparse_findings(const Side& side, std::vector<Finding>& out)
   if (outcome.stop) {
     finding(fmt::format("{} ({}): SGLang exits at launch: {}", outcome.stop->flag, outcome.stop->origin,
                         outcome.message),
-            as_delivered(outcome.message_id, outcome.message), outcome.stop->origin);
+            outcome.stop->origin);
     return;
   }
   const std::optional<Rejection> r = rejection_of(side, outcome, table);
@@ -250,7 +250,6 @@ void argparse_findings(const Side& side, std::vector<Finding>& out)
   finding(fmt::format("SGLang {} exits at launch: it does not know {} ({}){}{}", side.profile.name,
                       fmt::join(r->words, " "), r->origin, r->hint,
                       too_new ? "; --enable-unified-memory arrived with PR #33362 (0.5.18)" : ""),
-          render_delivered(MessageId::argparse_unrecognized, {{"words", fmt::format("{}", fmt::join(r->words, " "))}}),
           r->origin);
 }
 

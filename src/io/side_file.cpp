@@ -122,9 +122,9 @@ ProfileMatch side_profile(const SideInputs& in)
 
 /// The launch parser of the side's release: argparse resolves abbreviations
 /// against the flags that release has.
-const sglang::FlagTable* flag_table_of(const SideInputs& in)
+const sglang::FlagTable* flag_table_of(const ProfileMatch& match)
 {
-  return sglang::flag_tables_for(side_profile(in).profile->name).table;
+  return sglang::flag_tables_for(match.profile->name).table;
 }
 
 std::string lower_basename(std::string_view path)
@@ -181,7 +181,8 @@ std::string model_path_conflict(const model::ModelSpec& spec, const SideInputs& 
 
 /// Fills role, profile and model of a side whose arguments are parsed, checking
 /// that the role and --disaggregation-mode agree.
-void finish_side(Side& side, const SideInputs& in)
+/// `match` is side_profile(in), resolved once before the arguments are parsed.
+void finish_side(Side& side, const SideInputs& in, const ProfileMatch& match)
 {
   const auto mode_given = side.args.given.find("disaggregation_mode");
   if (in.role) {
@@ -199,7 +200,6 @@ void finish_side(Side& side, const SideInputs& in)
   }
 
   side.sglang = in.sglang;
-  const ProfileMatch match = side_profile(in);
   side.profile = *match.profile;
   side.profile_assumption = match.assumption;
   side.profile_confidence = std::string(mapping_confidence(match));
@@ -405,11 +405,13 @@ Side load_side_file(const std::string& path)
     in.args_where = value_where["args"];
     words = args_words(path, values["args"], in.args_where);
   }
-  side.args = sglang::parse_launch_args(words, in.args_where, env, &read_sglang_config, in.base_dir, flag_table_of(in));
+  const ProfileMatch match = side_profile(in);
+  side.args = sglang::parse_launch_args(words, in.args_where, env, &read_sglang_config, in.base_dir,
+                                        flag_table_of(match));
   if (values.count("extra_state_types")) {
     side.extra_state_types = extra_state_types(path, values["extra_state_types"], value_where["extra_state_types"]);
   }
-  finish_side(side, in);
+  finish_side(side, in, match);
   return side;
 }
 
@@ -431,9 +433,10 @@ Side side_from_args(Role role,
   in.model = model_ref;
   in.model_where = origin;
   in.args_where = origin;
+  const ProfileMatch match = side_profile(in);
   side.args = sglang::parse_launch_args(sglang::split_command_line(args_text, origin), origin, env, &read_sglang_config,
-                                        ".", flag_table_of(in));
-  finish_side(side, in);
+                                        ".", flag_table_of(match));
+  finish_side(side, in, match);
   return side;
 }
 
