@@ -185,7 +185,7 @@ void install_capture(CLI::App& app, CommandContext& ctx)
     "capture", "Extract SGLang PD registrations and TransferInfos from a pcap/pcapng (ZMQ over TCP) as capture files");
   cmd->add_option("pcap", o->pcap, "pcap or pcapng file (tcpdump -w), - for standard input")->required();
   cmd->add_option("--port", o->ports, "Only TCP flows from or to this port (repeatable): a decode or prefill rank_port")
-    ->check(CLI::Range(1, 65535));
+    ->check(integer_range(1, 65535));
   cmd->add_option("--host", o->host, "Only TCP flows from or to this IPv4/IPv6 address");
   cmd->add_option("--out", o->out, "Directory for the capture files (created when needed)")->capture_default_str();
   cmd->add_option("--backend", o->backend, "Transfer backend of the messages: auto (guard frames), mooncake, mori, nixl")

@@ -76,9 +76,9 @@ void install_layout(CLI::App& app, CommandContext& ctx)
   cmd->add_option("--args", opts->args, "SGLang launch arguments, as one string");
   cmd->add_option("--model", opts->model, "Catalog name, model directory or config.json");
   cmd->add_option("--sglang", opts->sglang, "SGLang profile or release (default: newest)");
-  cmd->add_option("--tp", opts->tp, "Tensor parallel size")->check(CLI::PositiveNumber);
-  cmd->add_option("--dp", opts->dp, "Data parallel size")->check(CLI::PositiveNumber);
-  cmd->add_option("--pp", opts->pp, "Pipeline parallel size")->check(CLI::PositiveNumber);
+  cmd->add_option("--tp", opts->tp, "Tensor parallel size")->check(positive_integer());
+  cmd->add_option("--dp", opts->dp, "Data parallel size")->check(positive_integer());
+  cmd->add_option("--pp", opts->pp, "Pipeline parallel size")->check(positive_integer());
   cmd->add_flag("--enable-dp-attention", opts->dp_attention, "DP attention (attention TP = tp / dp)");
   cmd->add_option("--mamba-ssm-dtype", opts->ssm_dtype, "float32, bfloat16 or float16");
   cmd->add_flag("--enable-unified-memory", opts->unified, "Unified memory pool (one envelope per slot)");

@@ -160,19 +160,19 @@ void add_common(CLI::App* cmd, ProbeCliOptions& o)
   cmd->add_option("--transport", o.transport, "rdma, tcp or auto (RDMA when a device is present)")
     ->check(CLI::IsMember({"rdma", "tcp", "auto"}));
   cmd->add_option("--device", o.device, "RDMA device name (default: the first one)");
-  cmd->add_option("--ib-port", o.ib_port, "RDMA port number (default 1)")->check(CLI::Range(1, 255));
+  cmd->add_option("--ib-port", o.ib_port, "RDMA port number (default 1)")->check(integer_range(1, 255));
   cmd->add_option("--gid-index", o.gid_index, "GID index (default: ranked choice, see `pdcheck devices`)")
-    ->check(CLI::Range(0, 65535));
+    ->check(integer_range(0, 65535));
   cmd->add_option("--memory", o.memory, "host (default), or cuda:N: GPU memory through the CUDA driver")
     ->check(memory_validator());
-  cmd->add_option("--requests", o.requests, "requests per iteration (default 2)")->check(CLI::Range(1, 1000000));
-  cmd->add_option("--iterations", o.iterations, "iterations over the requests (default 1)")->check(CLI::Range(1, 1000000));
+  cmd->add_option("--requests", o.requests, "requests per iteration (default 2)")->check(integer_range(1, 1000000));
+  cmd->add_option("--iterations", o.iterations, "iterations over the requests (default 1)")->check(integer_range(1, 1000000));
   cmd->add_option("--timeout", o.timeout, "seconds for every connect, read and request (default 30)")
-    ->check(CLI::Range(0.1, 86400.0));
+    ->check(number_range(0.1, 86400.0));
   cmd->add_option("--bad-state-indices", o.bad_state_indices,
                   "send 0 or 2 state indices per Mamba component instead of 1")
     ->check(CLI::IsMember({0, 2}));
-  cmd->add_option("--slots", o.slots, "slots per state buffer (default 4; slot 0 is never used)")->check(CLI::Range(2, 1024));
+  cmd->add_option("--slots", o.slots, "slots per state buffer (default 4; slot 0 is never used)")->check(integer_range(2, 1024));
   add_report_options(cmd, o.report);
 }
 

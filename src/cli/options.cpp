@@ -3,7 +3,11 @@
 #include "io/side_file.hpp"
 #include "util/error.hpp"
 
+#include <fmt/format.h>
+
 #include <cstdlib>
+#include <optional>
+#include <sstream>
 #include <unistd.h>
 
 namespace pdcheck::cli {
@@ -43,13 +47,14 @@ void add_report_options(CLI::App* cmd, ReportOptions& options, const ReportFlags
   }
 }
 
-std::map<std::string, std::string> parse_env_assignments(const std::vector<std::string>& words)
+std::map<std::string, std::string> parse_env_assignments(const std::vector<std::string>& words,
+                                                         const std::string& option)
 {
   std::map<std::string, std::string> env;
   for (const std::string& w : words) {
     const auto eq = w.find('=');
     if (eq == std::string::npos || eq == 0) {
-      throw InputError("--env", "expected KEY=VALUE, got '" + w + "'");
+      throw InputError(option, "expected KEY=VALUE, got '" + w + "'");
     }
     env[w.substr(0, eq)] = w.substr(eq + 1);
   }
@@ -57,13 +62,60 @@ std::map<std::string, std::string> parse_env_assignments(const std::vector<std::
 }
 
 sglang::Side side_from_command_line(const std::string& args, const std::string& model, const std::string& sglang,
-                                    const std::vector<std::string>& env, const std::string& origin)
+                                    const std::vector<std::string>& env, const std::string& origin,
+                                    const std::string& env_option)
 {
-  const auto env_map = parse_env_assignments(env);
+  const auto env_map = parse_env_assignments(env, env_option);
   const auto parsed = sglang::parse_launch_args(sglang::split_command_line(args, origin), origin, env_map);
   const auto role = parsed.disaggregation_mode == sglang::DisaggregationMode::decode ? sglang::Role::decode
                                                                                      : sglang::Role::prefill;
   return io::side_from_args(role, args, model, sglang, env_map, origin);
+}
+
+namespace {
+
+/// The word as a number of type T, whole: "2" but not "2x", "2.5" for integers.
+template <typename T>
+std::optional<T> number_of(const std::string& word)
+{
+  std::istringstream in(word);
+  T value{};
+  if (!(in >> value) || !(in >> std::ws).eof()) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+} // namespace
+
+CLI::Validator positive_integer()
+{
+  return CLI::Validator(
+    [](std::string& word) -> std::string {
+      const auto n = number_of<long long>(word);
+      return n && *n > 0 ? "" : "expected a positive integer, got " + word;
+    },
+    "N>0");
+}
+
+CLI::Validator integer_range(long long lo, long long hi)
+{
+  return CLI::Validator(
+    [lo, hi](std::string& word) -> std::string {
+      const auto n = number_of<long long>(word);
+      return n && *n >= lo && *n <= hi ? "" : fmt::format("expected an integer from {} to {}, got {}", lo, hi, word);
+    },
+    fmt::format("{}..{}", lo, hi));
+}
+
+CLI::Validator number_range(double lo, double hi)
+{
+  return CLI::Validator(
+    [lo, hi](std::string& word) -> std::string {
+      const auto n = number_of<double>(word);
+      return n && *n >= lo && *n <= hi ? "" : fmt::format("expected a number from {} to {}, got {}", lo, hi, word);
+    },
+    fmt::format("{}..{}", lo, hi));
 }
 
 } // namespace pdcheck::cli

@@ -39,12 +39,22 @@ struct ReportFlags
 /// Installs --format (then --color and --fail-on, when `flags` asks) on `cmd`.
 void add_report_options(CLI::App* cmd, ReportOptions& options, const ReportFlags& flags = {});
 
-/// Parses `KEY=VALUE` words given with --env. Throws InputError naming the word.
-std::map<std::string, std::string> parse_env_assignments(const std::vector<std::string>& words);
+/// Parses `KEY=VALUE` words given with `option` (--prefill-env, --env, ...).
+/// Throws InputError naming the option and the word.
+std::map<std::string, std::string> parse_env_assignments(const std::vector<std::string>& words,
+                                                         const std::string& option = "--env");
+
+/// Range checks stated as a person would: "expected a positive integer, got 0",
+/// "expected an integer from 1 to 255, got 0", "expected a number from 0.1 to
+/// 86400, got 0" (CLI11 prefixes the option's name).
+CLI::Validator positive_integer();
+CLI::Validator integer_range(long long lo, long long hi);
+CLI::Validator number_range(double lo, double hi);
 
 /// A side built from launch arguments given on pdcheck's own command line; the
 /// role comes from --disaggregation-mode (prefill when absent).
 sglang::Side side_from_command_line(const std::string& args, const std::string& model, const std::string& sglang,
-                                    const std::vector<std::string>& env, const std::string& origin);
+                                    const std::vector<std::string>& env, const std::string& origin,
+                                    const std::string& env_option = "--env");
 
 } // namespace pdcheck::cli

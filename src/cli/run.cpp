@@ -6,9 +6,11 @@
 #include "model/catalog.hpp"
 #include "core/profile.hpp"
 #include "util/error.hpp"
+#include "util/spellcheck.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <csignal>
 #include <iostream>
 #include <new>
@@ -33,12 +35,97 @@ constexpr Installer k_installers[] = {
   install_completion, // hidden
 };
 
+std::vector<std::string> subcommand_names(const CLI::App& app)
+{
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    if (!sub->get_group().empty()) { // hidden commands (completion) have no group
+      names.push_back(sub->get_name());
+    }
+  }
+  return names;
+}
+
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates)
+{
+  const auto hint = closest_match(word, candidates);
+  return hint ? fmt::format(" (did you mean '{}'?)", *hint) : "";
+}
+
+/// What CLI11 would say too late or not at all, said first and as the user
+/// typed it: an unknown command with a did-you-mean, `help [CMD]` as
+/// `[CMD] --help`, and an unknown long option of a command with the closest
+/// one. Returns the words to parse.
+std::vector<std::string> preflight(const CLI::App& app, std::vector<std::string> words)
+{
+  if (words.size() < 2 || words[1].empty() || words[1][0] == '-') {
+    return words;
+  }
+  const std::vector<std::string> commands = subcommand_names(app);
+  std::vector<std::string> every; // hidden ones too (completion)
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    every.push_back(sub->get_name());
+  }
+  auto known = [&](const std::string& name) { return std::find(every.begin(), every.end(), name) != every.end(); };
+  if (words[1] == "help") {
+    if (words.size() == 2) {
+      return {words[0], "--help"};
+    }
+    if (!known(words[2])) {
+      throw InputError("help", fmt::format("unknown command '{}'{}; commands: {}", words[2],
+                                           did_you_mean(words[2], commands), fmt::join(commands, ", ")));
+    }
+    return {words[0], words[2], "--help"};
+  }
+  if (!known(words[1])) {
+    throw InputError("", fmt::format("unknown command '{}'{}; pdcheck --help lists them", words[1],
+                                     did_you_mean(words[1], commands)));
+  }
+  const CLI::App* cmd = app.get_subcommand_ptr(words[1]).get();
+  std::vector<std::string> options;
+  std::vector<std::string> takes_value;
+  for (const CLI::Option* opt : cmd->get_options()) {
+    for (const std::string& name : opt->get_lnames()) {
+      options.push_back("--" + name);
+      if (opt->get_type_size_max() > 0) {
+        takes_value.push_back("--" + name);
+      }
+    }
+  }
+  options.emplace_back("--help");
+  for (std::size_t i = 2; i < words.size(); ++i) {
+    const std::string& w = words[i];
+    if (w == "--") {
+      break; // the rest is positional
+    }
+    if (w.rfind("--", 0) != 0 || w.size() == 2) {
+      continue;
+    }
+    const std::string name = w.substr(0, w.find('='));
+    if (std::find(options.begin(), options.end(), name) == options.end()) {
+      if (cmd->get_name() == "probe") {
+        return words; // probe's own subcommands hold its options: CLI11 says the rest
+      }
+      throw InputError(name, fmt::format("unknown option of pdcheck {}{}", words[1], did_you_mean(name, options)));
+    }
+    if (name == w && std::find(takes_value.begin(), takes_value.end(), name) != takes_value.end()) {
+      ++i; // its value may start with "--" (--prefill-args "--tp 2")
+    }
+  }
+  return words;
+}
+
 /// The process's outcome: what the command (or the exception that ended it)
 /// concluded, with the one line said on stderr.
 Verdict run_command(CLI::App& app, int argc, char** argv, CommandContext& ctx)
 {
   try {
-    app.parse(argc, argv);
+    std::vector<std::string> words = preflight(app, std::vector<std::string>(argv, argv + argc));
+    std::vector<char*> args;
+    for (std::string& w : words) {
+      args.push_back(w.data());
+    }
+    app.parse(static_cast<int>(args.size()), args.data());
     return ctx.verdict;
   } catch (const CLI::Success& e) {
     app.exit(e); // prints --help or --version
