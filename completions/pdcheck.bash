@@ -20,13 +20,21 @@ _pdcheck()
     --transfer-info) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --decode-capture) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --plan) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-    --format) COMPREPLY=($(compgen -W 'text json sarif junit github' -- "$cur")); return ;;
+    --format) COMPREPLY=($(compgen -W 'text json sarif junit github gitlab markdown' -- "$cur")); return ;;
     --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
     --fail-on) COMPREPLY=($(compgen -W 'error warning info' -- "$cur")); return ;;
     --output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --sarif-root) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --ignore) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --select) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --show-advice) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --baseline) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --write-baseline) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --settings) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --isolated) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --quiet|-q) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     esac
-    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--help --help -h --prefill-args --decode-args --model --prefill-sglang --decode-sglang --prefill-env --decode-env --transfer-info --decode-capture --plan --format --color --fail-on --output --sarif-root' -- "$cur")); return; fi
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--help --help -h --prefill-args --decode-args --model --prefill-sglang --decode-sglang --prefill-env --decode-env --transfer-info --decode-capture --plan --format --color --fail-on --output --sarif-root --ignore --select --show-advice --baseline --write-baseline --settings --isolated --quiet -q' -- "$cur")); return; fi
     COMPREPLY=($(compgen -f -- "$cur"))
     ;;
   bootstrap)

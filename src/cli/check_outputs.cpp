@@ -3,6 +3,8 @@
 #include "io/output_file.hpp"
 #include "report/check_render.hpp"
 #include "report/github.hpp"
+#include "report/gitlab.hpp"
+#include "report/markdown.hpp"
 #include "report/junit.hpp"
 #include "report/sarif.hpp"
 #include "util/error.hpp"
@@ -36,13 +38,8 @@ report::PathBase path_base(const std::string& sarif_root)
 
 const std::vector<std::string>& check_formats()
 {
-  static const std::vector<std::string> formats = {"text", "json", "sarif", "junit", "github"};
+  static const std::vector<std::string> formats = {"text", "json", "sarif", "junit", "github", "gitlab", "markdown"};
   return formats;
-}
-
-bool is_ci_format(const std::string& format)
-{
-  return format == "sarif" || format == "junit" || format == "github";
 }
 
 CLI::Validator output_request_validator()
@@ -63,39 +60,42 @@ CLI::Validator output_request_validator()
     "FORMAT=PATH");
 }
 
-std::string render_check_report(const std::string& format, const check::CheckInput& in, const check::CheckResult& r,
-                                Severity fail_on, const std::string& sarif_root)
+std::string render_check_report(const std::string& format, const report::CheckReport& rep,
+                                const std::string& sarif_root, bool color)
 {
   if (format == "json") {
-    return report::check_to_json(in, r, fail_on).dump(2) + "\n";
+    return report::check_to_json(rep).dump(2) + "\n";
   }
   if (format == "sarif") {
     report::SarifOptions o;
-    o.fail_on = fail_on;
     o.paths = path_base(sarif_root);
-    return report::check_to_sarif(in, r, o).dump(2) + "\n";
+    return report::check_to_sarif(rep, o).dump(2) + "\n";
   }
   if (format == "junit") {
-    return report::check_to_junit(in, r, fail_on);
+    return report::check_to_junit(rep);
   }
   if (format == "github") {
-    return report::check_to_github(in, r, fail_on, path_base(sarif_root));
+    return report::check_to_github(rep, path_base(sarif_root));
+  }
+  if (format == "gitlab") {
+    return report::check_to_gitlab(rep, path_base(sarif_root)).dump(2) + "\n";
+  }
+  if (format == "markdown") {
+    return report::check_to_markdown(rep);
   }
   report::RenderOptions ro;
-  ro.fail_on = fail_on;
-  ro.color = false;
-  return report::check_to_text(in, r, ro);
+  ro.color = color;
+  return report::check_to_text(rep, ro);
 }
 
-void write_check_outputs(const std::vector<std::string>& requests, const check::CheckInput& in,
-                         const check::CheckResult& r, Severity fail_on, const std::string& sarif_root,
-                         std::ostream& out)
+void write_check_outputs(const std::vector<std::string>& requests, const report::CheckReport& rep,
+                         const std::string& sarif_root, std::ostream& out)
 {
   for (const std::string& word : requests) {
     const auto eq = word.find('=');
     const std::string format = word.substr(0, eq);
     const std::string path = word.substr(eq + 1);
-    const std::string text = render_check_report(format, in, r, fail_on, sarif_root);
+    const std::string text = render_check_report(format, rep, sarif_root);
     if (path == "-") {
       out << text;
       continue;

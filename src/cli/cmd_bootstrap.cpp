@@ -77,18 +77,18 @@ Verdict run_bootstrap_command(const BootstrapCommandOptions& o, CommandContext& 
   for (Finding& f : check::missing_rank_findings(fetch.missing_ranks, url.text)) {
     result.findings.push_back(std::move(f));
   }
-  const Severity fail_on = o.report.fail_on_severity();
+  const check::Triage triage = check::triage(result.findings, check::FindingPolicy{});
+  const report::CheckReport rep{in, result, triage, o.report.fail_on_severity()};
 
   const report::BootstrapServer server = server_report(fetch);
   if (o.report.format == "json") {
-    *ctx.out << report::bootstrap_to_json(server, from, in, result, fail_on).dump(2) << "\n";
+    *ctx.out << report::bootstrap_to_json(server, from, rep).dump(2) << "\n";
   } else {
     report::RenderOptions ro;
-    ro.fail_on = fail_on;
     ro.color = o.report.use_color();
-    *ctx.out << report::bootstrap_to_text(server, from, in, result, ro);
+    *ctx.out << report::bootstrap_to_text(server, from, rep, ro);
   }
-  return result.passes(fail_on) ? Verdict::ok : Verdict::findings;
+  return rep.passes() ? Verdict::ok : Verdict::findings;
 }
 
 } // namespace
@@ -103,7 +103,7 @@ void install_bootstrap(CLI::App& app, CommandContext& ctx)
   cmd->add_option("--prefill-sglang", o->prefill_sglang,
                   "Prefill SGLang profile or release (default: the decode side's)");
   cmd->add_option("--timeout", o->timeout_s, "Seconds to wait in all for the server to answer and be fully registered")
-    ->check(CLI::Range(0.001, 86400.0))
+    ->check(number_range(0.001, 86400.0))
     ->capture_default_str();
   ReportFlags flags;
   flags.color = true;

@@ -3,9 +3,14 @@
 #include "cli/command.hpp"
 #include "cli/options.hpp"
 #include "io/capture_file.hpp"
+#include "io/output_file.hpp"
+#include "io/settings_file.hpp"
 #include "io/side_file.hpp"
 #include "report/check_render.hpp"
+#include "core/rules.hpp"
 #include "util/error.hpp"
+#include "util/plural.hpp"
+#include "util/spellcheck.hpp"
 
 #include <fmt/format.h>
 
@@ -34,6 +39,16 @@ struct CheckOptions
   std::vector<std::string> decode_captures; ///< --decode-capture FILE|DIR
   std::vector<std::string> outputs; ///< --output FORMAT=PATH
   std::string sarif_root;           ///< --sarif-root
+  std::vector<std::string> ignore;  ///< --ignore RULE[,RULE]
+  std::vector<std::string> select;  ///< --select RULE[,RULE]
+  bool show_advice = false;
+  std::string baseline;       ///< --baseline FILE
+  std::string write_baseline; ///< --write-baseline FILE
+  std::string settings;       ///< --settings FILE (else .pdcheck.yaml found upward)
+  bool isolated = false;      ///< --isolated: no settings file
+  bool quiet = false;
+  bool format_given = false;  ///< --format was on the command line (it wins over the settings)
+  bool fail_on_given = false;
 };
 
 std::pair<int, int> parse_pair(const std::string& text)
@@ -129,8 +144,10 @@ check::CheckInput gather_inputs(const CheckOptions& o)
     if (o.prefill_args.empty() || o.decode_args.empty()) {
       throw InputError("check", "--prefill-args and --decode-args go together");
     }
-    in.prefill = side_from_command_line(o.prefill_args, o.model, o.prefill_sglang, o.prefill_env, "--prefill-args");
-    in.decode = side_from_command_line(o.decode_args, o.model, o.decode_sglang, o.decode_env, "--decode-args");
+    in.prefill = side_from_command_line(o.prefill_args, o.model, o.prefill_sglang, o.prefill_env, "--prefill-args",
+                                        "--prefill-env");
+    in.decode = side_from_command_line(o.decode_args, o.model, o.decode_sglang, o.decode_env, "--decode-args",
+                                       "--decode-env");
     in.prefill.role = sglang::Role::prefill;
     in.decode.role = sglang::Role::decode;
   } else {
@@ -178,12 +195,83 @@ check::CheckInput gather_inputs(const CheckOptions& o)
   return in;
 }
 
+void require_rules(const std::vector<std::string>& ids, const std::string& option)
+{
+  std::vector<std::string> known;
+  for (const Rule& r : rules()) {
+    known.emplace_back(r.id);
+  }
+  for (const std::string& id : ids) {
+    if (find_rule(id) == nullptr) {
+      const auto hint = closest_match(id, known);
+      throw InputError(option, fmt::format("unknown rule '{}'{}", id,
+                                           hint ? fmt::format(" (did you mean '{}'?)", *hint)
+                                                : std::string(" (pdcheck rules lists them)")));
+    }
+  }
+}
+
+/// The settings file in force: --settings, else the nearest .pdcheck.yaml
+/// upward from the working directory, unless --isolated.
+io::CheckSettings settings_of(const CheckOptions& o)
+{
+  if (o.isolated) {
+    return {};
+  }
+  if (!o.settings.empty()) {
+    return io::load_settings(o.settings);
+  }
+  if (auto found = io::find_settings_file(".")) {
+    return io::load_settings(*found);
+  }
+  return {};
+}
+
+/// What the operator asked to see: the command line over the settings file.
+check::FindingPolicy policy_of(const CheckOptions& o, const io::CheckSettings& s, const check::CheckInput& in)
+{
+  require_rules(o.ignore, "--ignore");
+  require_rules(o.select, "--select");
+  check::FindingPolicy p;
+  p.ignore.insert(s.ignore.begin(), s.ignore.end());
+  p.ignore.insert(o.ignore.begin(), o.ignore.end());
+  const auto& select = o.select.empty() ? s.select : o.select;
+  p.select.insert(select.begin(), select.end());
+  p.severity = s.severity;
+  p.show_advice = o.show_advice || s.show_advice.value_or(false);
+  for (const sglang::Side* side : {&in.prefill, &in.decode}) {
+    for (const auto& [rule, where] : side->inline_ignores) {
+      p.inline_ignores[std::string(sglang::role_name(side->role))].insert(rule);
+    }
+  }
+  const std::string baseline = !o.baseline.empty() ? o.baseline : s.baseline.value_or("");
+  if (!baseline.empty() && o.write_baseline.empty()) {
+    p.baseline = io::load_baseline(baseline);
+  }
+  return p;
+}
+
 Verdict run_check_command(const CheckOptions& o, CommandContext& ctx)
 {
+  const io::CheckSettings settings = settings_of(o);
+  std::string format = o.report.format;
+  if (!o.format_given && settings.format) {
+    const auto& all = check_formats();
+    if (std::find(all.begin(), all.end(), *settings.format) == all.end()) {
+      throw InputError(settings.format_where, fmt::format("format: expected one of {}, got '{}'",
+                                                          fmt::join(all, ", "), *settings.format));
+    }
+    format = *settings.format;
+  }
+  ReportOptions severity_options = o.report;
+  if (!o.fail_on_given && settings.fail_on) {
+    severity_options.fail_on = *settings.fail_on;
+  }
+  const Severity fail_on = severity_options.fail_on_severity();
+
   const check::CheckInput in = gather_inputs(o);
+  const check::FindingPolicy policy = policy_of(o, settings, in);
   const check::CheckResult result = check::run_check(in);
-  const Severity fail_on = o.report.fail_on_severity();
-  const std::string& format = o.report.format;
 
   if (!o.plan.empty()) {
     const auto [p, d] = parse_pair(o.plan);
@@ -194,22 +282,27 @@ Verdict run_check_command(const CheckOptions& o, CommandContext& ctx)
       }
     }
     throw InputError("--plan", fmt::format("prefill rank {} does not send state to decode rank {} in this pairing "
-                                           "({} pair(s) talk)",
-                                           p, d, result.pairs.size()));
+                                           "({} talk)",
+                                           p, d, counted(static_cast<long long>(result.pairs.size()), "pair")));
   }
 
-  write_check_outputs(o.outputs, in, result, fail_on, o.sarif_root, *ctx.out);
-  if (is_ci_format(format)) {
-    *ctx.out << render_check_report(format, in, result, fail_on, o.sarif_root);
-  } else if (format == "json") {
-    *ctx.out << report::check_to_json(in, result, fail_on).dump(2) << "\n";
-  } else {
-    report::RenderOptions ro;
-    ro.fail_on = fail_on;
-    ro.color = o.report.use_color();
-    *ctx.out << report::check_to_text(in, result, ro);
+  check::Triage triage = check::triage(result.findings, policy);
+  if (!o.write_baseline.empty()) {
+    // Adopting pdcheck: every cause found now is accepted; only new ones fail later runs.
+    check::FindingPolicy with_baseline = policy;
+    with_baseline.baseline = check::baseline_of(triage);
+    io::write_output_file(o.write_baseline, io::baseline_to_text(*with_baseline.baseline),
+                          "--write-baseline " + o.write_baseline);
+    triage = check::triage(result.findings, with_baseline);
   }
-  return result.passes(fail_on) ? Verdict::ok : Verdict::findings;
+  const report::CheckReport rep{in, result, triage, fail_on};
+  write_check_outputs(o.outputs, rep, o.sarif_root, *ctx.out);
+  if (o.quiet) {
+    *ctx.out << report::check_to_summary_line(rep);
+  } else {
+    *ctx.out << render_check_report(format, rep, o.sarif_root, format == "text" && o.report.use_color());
+  }
+  return rep.passes() ? Verdict::ok : Verdict::findings;
 }
 
 } // namespace
@@ -234,7 +327,7 @@ void install_check(CLI::App& app, CommandContext& ctx)
   cmd->add_option("--plan", o->plan, "Print the copy plan of one pair, PREFILL_RANK:DECODE_RANK");
   ReportFlags flags;
   flags.formats = check_formats();
-  flags.format_help = "Output format: text, json, sarif, junit, github";
+  flags.format_help = "Output format: text, json, sarif, junit, github, gitlab, markdown";
   flags.color = true;
   flags.fail_on = true;
   add_report_options(cmd, o->report, flags);
@@ -242,7 +335,22 @@ void install_check(CLI::App& app, CommandContext& ctx)
     ->check(output_request_validator())
     ->allow_extra_args(false); // one FORMAT=PATH per --output: side files may follow
   cmd->add_option("--sarif-root", o->sarif_root, "Directory SARIF and GitHub paths are relative to (default: current directory)");
-  cmd->callback([o, &ctx] { ctx.verdict = run_check_command(*o, ctx); });
+  cmd->add_option("--ignore", o->ignore, "Rules not to report, RULE[,RULE] (repeatable; adds to the settings file's)")
+    ->delimiter(',');
+  cmd->add_option("--select", o->select, "Report only these rules, RULE[,RULE] (repeatable; replaces the settings file's)")
+    ->delimiter(',');
+  cmd->add_flag("--show-advice", o->show_advice, "Also show advice meant for SGLang developers");
+  cmd->add_option("--baseline", o->baseline, "Do not report the causes recorded in this baseline file");
+  cmd->add_option("--write-baseline", o->write_baseline,
+                  "Record every cause found now in this baseline file (they pass from now on)");
+  cmd->add_option("--settings", o->settings, "Settings file to use instead of the nearest .pdcheck.yaml");
+  cmd->add_flag("--isolated", o->isolated, "Read no settings file");
+  cmd->add_flag("-q,--quiet", o->quiet, "Print only the verdict line (--output files are still written)");
+  cmd->callback([o, cmd, &ctx] {
+    o->format_given = cmd->get_option("--format")->count() > 0;
+    o->fail_on_given = cmd->get_option("--fail-on")->count() > 0;
+    ctx.verdict = run_check_command(*o, ctx);
+  });
 }
 
 } // namespace pdcheck::cli

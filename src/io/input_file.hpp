@@ -30,6 +30,10 @@ inline constexpr InputKind k_side_file{"side file", 16 * k_mib};
 inline constexpr InputKind k_model_config{"model config", 16 * k_mib};
 /// An SGLang --config YAML is a list of launch arguments.
 inline constexpr InputKind k_sglang_config{"SGLang config file", 16 * k_mib};
+/// .pdcheck.yaml: a few lines of settings.
+inline constexpr InputKind k_settings_file{"pdcheck settings file", 16 * k_mib};
+/// A baseline lists the causes of one pair or fleet: hundreds of lines.
+inline constexpr InputKind k_baseline_file{"baseline file", 64 * k_mib};
 /// A capture holds one message's frames in base64; a registration of a few
 /// thousand buffers is a few MiB.
 inline constexpr InputKind k_capture_file{"capture file", 256 * k_mib};

@@ -1,5 +1,7 @@
 #include "io/side_file.hpp"
 
+#include "io/inline_ignores.hpp"
+
 #include "sglang/launch_flags.hpp"
 
 #include "io/input_file.hpp"
@@ -345,6 +347,9 @@ Side load_side_file(const std::string& path)
 
   Side side;
   side.origin = path;
+  if (std::filesystem::path(path).extension() != ".json") {
+    side.inline_ignores = read_inline_ignores(text, path);
+  }
   SideInputs in;
   in.origin = path;
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();
@@ -424,6 +429,7 @@ Side side_from_args(Role role,
 {
   Side side;
   side.origin = origin;
+  side.command_line = args_text;
   SideInputs in;
   in.origin = origin;
   in.role = role;

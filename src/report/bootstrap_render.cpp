@@ -93,22 +93,20 @@ nlohmann::ordered_json server_json(const BootstrapServer& server, const check::P
 } // namespace
 
 nlohmann::ordered_json bootstrap_to_json(const BootstrapServer& server, const check::PrefillFromServer& from,
-                                         const check::CheckInput& in, const check::CheckResult& result,
-                                         Severity fail_on)
+                                         const CheckReport& report)
 {
   nlohmann::ordered_json j;
   j["schema_version"] = 1;
-  j["verdict"] = verdict(result, fail_on);
+  j["verdict"] = report.verdict();
   j["server"] = server_json(server, from);
-  j["check"] = check_to_json(in, result, fail_on);
+  j["check"] = check_to_json(report);
   return j;
 }
 
 std::string bootstrap_to_text(const BootstrapServer& server, const check::PrefillFromServer& from,
-                              const check::CheckInput& in, const check::CheckResult& result,
-                              const RenderOptions& options)
+                              const CheckReport& report, const RenderOptions& options)
 {
-  return server_text(server, from) + check_to_text(in, result, options);
+  return server_text(server, from) + check_to_text(report, options);
 }
 
 } // namespace pdcheck::report

@@ -33,12 +33,10 @@ struct BootstrapServer
 
 /// `pdcheck bootstrap --format json` (schemas/bootstrap.schema.json).
 nlohmann::ordered_json bootstrap_to_json(const BootstrapServer& server, const check::PrefillFromServer& from,
-                                         const check::CheckInput& in, const check::CheckResult& result,
-                                         Severity fail_on);
+                                         const CheckReport& report);
 
 /// Text: the server's facts and endpoints, then the check report.
 std::string bootstrap_to_text(const BootstrapServer& server, const check::PrefillFromServer& from,
-                              const check::CheckInput& in, const check::CheckResult& result,
-                              const RenderOptions& options);
+                              const CheckReport& report, const RenderOptions& options);
 
 } // namespace pdcheck::report

@@ -1,6 +1,7 @@
 #include "report/check_render.hpp"
 
 #include "report/finding_json.hpp"
+#include "util/plural.hpp"
 
 #include <fmt/format.h>
 
@@ -58,44 +59,127 @@ const char* colour_of(Severity s)
   return "";
 }
 
-std::string pair_label(const Finding& f)
+} // namespace
+
+std::string CheckReport::verdict() const
 {
-  if (f.prefill_rank && f.decode_rank) {
-    return fmt::format("P{}→D{}", *f.prefill_rank, *f.decode_rank);
+  return passes() ? "compatible" : "incompatible";
+}
+
+std::string pairs_label(const check::Cause& c, std::size_t limit)
+{
+  std::vector<std::string> labels;
+  for (std::size_t i = 0; i < c.pairs.size() && i < limit; ++i) {
+    labels.push_back(c.pairs[i].label());
   }
-  if (f.decode_rank) {
-    return fmt::format("D{}", *f.decode_rank);
+  return fmt::format("{}{}", fmt::join(labels, " "), c.pairs.size() > limit ? " …" : "");
+}
+
+std::string other_pair_messages(const check::Cause& c, std::string_view indent, std::size_t limit)
+{
+  std::string out;
+  std::size_t shown = 0;
+  std::size_t more = 0;
+  for (const check::RankPair& p : c.pairs) {
+    if (p.message.empty()) {
+      continue;
+    }
+    if (shown < limit) {
+      out += fmt::format("{}{}: {}\n", indent, p.label(), p.message);
+      ++shown;
+    } else {
+      ++more;
+    }
   }
-  return "";
+  if (more > 0) {
+    out += fmt::format("{}… {} more (--format json gives each)\n", indent,
+                       counted(static_cast<long long>(more), "rank pair"));
+  }
+  return out;
+}
+
+std::string counts_text(const check::Triage& t)
+{
+  std::string out = fmt::format("{}, {}, {} info", counted(t.count(Severity::error), "error"),
+                                counted(t.count(Severity::warning), "warning"), t.count(Severity::info));
+  if (t.suppressed.empty()) {
+    return out;
+  }
+  std::vector<std::string> reasons;
+  for (auto [by, text] : {std::pair{check::Suppression::not_selected, "not selected"},
+                          std::pair{check::Suppression::ignored, "ignored"},
+                          std::pair{check::Suppression::inline_comment, "ignored in a side file"},
+                          std::pair{check::Suppression::advice_hidden, "advice (--show-advice)"},
+                          std::pair{check::Suppression::baseline, "in the baseline"}}) {
+    if (const int n = t.count(by); n > 0) {
+      reasons.push_back(fmt::format("{} {}", n, text));
+    }
+  }
+  return fmt::format("{}; {} suppressed: {}", out, t.suppressed.size(), fmt::join(reasons, ", "));
+}
+
+namespace {
+
+nlohmann::ordered_json cause_to_json(const check::Cause& c)
+{
+  nlohmann::ordered_json j = finding_to_json(c.finding);
+  // A cause stands for every rank pair it was found on: the list replaces the
+  // first occurrence's ranks.
+  j.erase("prefill_rank");
+  j.erase("decode_rank");
+  auto pairs = nlohmann::ordered_json::array();
+  for (const check::RankPair& p : c.pairs) {
+    pairs.push_back({{"prefill_rank", p.prefill_rank ? nlohmann::ordered_json(*p.prefill_rank) : nullptr},
+                     {"decode_rank", p.decode_rank ? nlohmann::ordered_json(*p.decode_rank) : nullptr},
+                     {"message", p.message.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(p.message)}});
+  }
+  j["rank_pairs"] = std::move(pairs);
+  j["fingerprint"] = c.fingerprint;
+  return j;
 }
 
 } // namespace
 
-std::string verdict(const check::CheckResult& r, Severity fail_on)
+nlohmann::ordered_json check_to_json(const CheckReport& rep)
 {
-  return r.passes(fail_on) ? "compatible" : "incompatible";
-}
-
-nlohmann::ordered_json check_to_json(const check::CheckInput& in, const check::CheckResult& r, Severity fail_on)
-{
+  const check::CheckResult& r = rep.result;
+  const check::Triage& t = rep.triage;
   nlohmann::ordered_json j;
-  j["schema_version"] = 1;
-  j["verdict"] = verdict(r, fail_on);
-  j["fail_on"] = severity_name(fail_on);
-  j["prefill"] = side_json(in.prefill, r.prefill_layout);
-  j["decode"] = side_json(in.decode, r.decode_layout);
+  j["schema_version"] = 2;
+  j["verdict"] = rep.verdict();
+  j["fail_on"] = severity_name(rep.fail_on);
+  j["prefill"] = side_json(rep.in.prefill, r.prefill_layout);
+  j["decode"] = side_json(rep.in.decode, r.decode_layout);
   j["pairs"] = r.pairs.size();
   j["simulation"] = {{"decode_ranks", r.simulated_decode_ranks}, {"bytes", r.simulated_bytes}};
+  j["counts"] = {{"error", t.count(Severity::error)},
+                 {"warning", t.count(Severity::warning)},
+                 {"info", t.count(Severity::info)},
+                 {"suppressed", t.suppressed.size()}};
   auto findings = nlohmann::ordered_json::array();
-  for (const Finding& f : r.findings) {
-    findings.push_back(finding_to_json(f));
+  for (const check::Cause& c : t.shown) {
+    findings.push_back(cause_to_json(c));
   }
   j["findings"] = std::move(findings);
+  auto suppressed = nlohmann::ordered_json::array();
+  for (const check::SuppressedCause& s : t.suppressed) {
+    nlohmann::ordered_json c = cause_to_json(s.cause);
+    c["suppressed_by"] = check::suppression_name(s.by);
+    suppressed.push_back(std::move(c));
+  }
+  j["suppressed"] = std::move(suppressed);
+  auto stale = nlohmann::ordered_json::array();
+  for (const check::BaselineEntry& e : t.stale_baseline) {
+    stale.push_back({{"rule", e.rule}, {"side", e.side}, {"fingerprint", e.fingerprint}, {"message", e.message}});
+  }
+  j["baseline_fixed"] = std::move(stale);
   return j;
 }
 
-std::string check_to_text(const check::CheckInput& in, const check::CheckResult& r, const RenderOptions& o)
+std::string check_to_text(const CheckReport& rep, const RenderOptions& o)
 {
+  const check::CheckInput& in = rep.in;
+  const check::CheckResult& r = rep.result;
   auto paint = [&](Severity s, const std::string& text) {
     return o.color ? fmt::format("{}{}\033[0m", colour_of(s), text) : text;
   };
@@ -107,52 +191,28 @@ std::string check_to_text(const check::CheckInput& in, const check::CheckResult&
                        transfer_backend_name(side->args.transfer_backend), side->args.tp_size, l.attn_tp_size,
                        side->args.pp_size, side->args.enable_unified_memory ? " · unified memory" : "");
   }
-  out += fmt::format("pairs    {} rank pair(s) planned, {} decode rank(s) simulated byte by byte ({} bytes)\n",
-                     r.pairs.size(), r.simulated_decode_ranks, r.simulated_bytes);
+  out += fmt::format("pairs    {} planned, {} simulated byte by byte ({} bytes)\n",
+                     counted(static_cast<long long>(r.pairs.size()), "rank pair"),
+                     counted(r.simulated_decode_ranks, "decode rank"), r.simulated_bytes);
 
-  // Collapse identical findings (same rule and text) across rank pairs.
-  struct Group
-  {
-    const Finding* first;
-    std::vector<std::string> pairs;
-  };
-  std::vector<Group> groups;
-  std::map<std::string, std::size_t> index;
-  for (const Finding& f : r.findings) {
-    const std::string key = f.rule + "\n" + f.side + "\n" + f.runtime_error.value_or(f.message) + "\n" + f.message;
-    auto it = index.find(key);
-    if (it == index.end()) {
-      index[key] = groups.size();
-      groups.push_back({&f, {}});
-      it = index.find(key);
-    }
-    const std::string label = pair_label(f);
-    if (!label.empty()) {
-      groups[it->second].pairs.push_back(label);
-    }
-  }
   const FindingKind order[] = {FindingKind::startup, FindingKind::bootstrap, FindingKind::transfer,
                                FindingKind::silent_corruption, FindingKind::advice};
-  std::map<Severity, int> counts;
   for (FindingKind kind : order) {
-    for (const Group& g : groups) {
-      const Finding& f = *g.first;
+    for (const check::Cause& c : rep.triage.shown) {
+      const Finding& f = c.finding;
       if (f.kind != kind) {
         continue;
       }
-      counts[f.severity] += 1;
       std::string head = fmt::format("{} [{}] {}", severity_name(f.severity), f.rule, finding_kind_name(f.kind));
       out += "\n" + paint(f.severity, head);
       if (!f.side.empty()) {
         out += fmt::format(" · {}", f.side);
       }
-      if (!g.pairs.empty()) {
-        const std::size_t shown = std::min<std::size_t>(g.pairs.size(), 8);
-        std::vector<std::string> first(g.pairs.begin(), g.pairs.begin() + static_cast<long>(shown));
-        out += fmt::format(" · {} rank pair(s): {}{}", g.pairs.size(), fmt::join(first, " "),
-                           g.pairs.size() > shown ? " …" : "");
+      if (!c.pairs.empty()) {
+        out += fmt::format(" · {}: {}", counted(static_cast<long long>(c.pairs.size()), "rank pair"), pairs_label(c));
       }
       out += "\n  " + f.message + "\n";
+      out += other_pair_messages(c, "  ", 3);
       if (f.logged_warning) {
         out += fmt::format("  SGLang logs ({}): {}\n", f.where, *f.logged_warning);
       }
@@ -162,11 +222,19 @@ std::string check_to_text(const check::CheckInput& in, const check::CheckResult&
       out += fmt::format("  fix: {}\n", f.fix);
     }
   }
-  const std::string v = verdict(r, o.fail_on);
-  out += fmt::format("\nverdict: {} ({} error(s), {} warning(s), {} info)\n",
-                     o.color ? paint(v == "compatible" ? Severity::info : Severity::error, v) : v,
-                     counts[Severity::error], counts[Severity::warning], counts[Severity::info]);
+  for (const check::BaselineEntry& e : rep.triage.stale_baseline) {
+    out += fmt::format("\nfixed since the baseline: [{}] {}\n", e.rule, e.message);
+  }
+  const std::string v = rep.verdict();
+  out += fmt::format("\nverdict: {} ({})\n", o.color ? paint(v == "compatible" ? Severity::info : Severity::error, v) : v,
+                     counts_text(rep.triage));
   return out;
+}
+
+std::string check_to_summary_line(const CheckReport& rep)
+{
+  return fmt::format("pdcheck: {} ({}): {} {}\n", rep.verdict(), counts_text(rep.triage), rep.in.prefill.origin,
+                     rep.in.decode.origin);
 }
 
 nlohmann::ordered_json plan_to_json(const check::PairResult& pair)

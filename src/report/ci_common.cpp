@@ -9,17 +9,6 @@ namespace pdcheck::report {
 
 namespace {
 
-std::string pair_label(const Finding& f)
-{
-  if (f.prefill_rank && f.decode_rank) {
-    return fmt::format("P{}→D{}", *f.prefill_rank, *f.decode_rank);
-  }
-  if (f.decode_rank) {
-    return fmt::format("D{}", *f.decode_rank);
-  }
-  return "";
-}
-
 bool starts_with(std::string_view s, std::string_view prefix)
 {
   return s.substr(0, prefix.size()) == prefix;
@@ -63,37 +52,10 @@ std::optional<FileLocation> side_location(const sglang::Side& side, std::string_
 
 } // namespace
 
-std::vector<FindingGroup> group_findings(const std::vector<Finding>& findings)
+std::vector<RuleOutcome> rule_outcomes(const CheckReport& report)
 {
-  std::vector<FindingGroup> groups;
-  std::map<std::string, std::size_t> index;
-  for (const Finding& f : findings) {
-    const std::string key = f.rule + "\n" + f.side + "\n" + f.runtime_error.value_or(f.message) + "\n" + f.message;
-    auto it = index.find(key);
-    if (it == index.end()) {
-      it = index.emplace(key, groups.size()).first;
-      groups.push_back({&f, {}});
-    }
-    const std::string label = pair_label(f);
-    if (!label.empty()) {
-      groups[it->second].pairs.push_back(label);
-    }
-  }
-  return groups;
-}
-
-std::string pairs_label(const FindingGroup& g, std::size_t limit)
-{
-  if (g.pairs.empty()) {
-    return "";
-  }
-  const std::size_t shown = std::min(g.pairs.size(), limit);
-  std::vector<std::string> first(g.pairs.begin(), g.pairs.begin() + static_cast<long>(shown));
-  return fmt::format("{}{}", fmt::join(first, " "), g.pairs.size() > shown ? " …" : "");
-}
-
-std::vector<RuleOutcome> rule_outcomes(const check::CheckInput& in, const check::CheckResult& r)
-{
+  const check::CheckInput& in = report.in;
+  const check::CheckResult& r = report.result;
   const TransferBackend backend = in.prefill.args.transfer_backend;
   const bool servable = r.prefill_layout.servable() && r.decode_layout.servable();
   const bool transfer = !r.pairs.empty();
@@ -101,9 +63,12 @@ std::vector<RuleOutcome> rule_outcomes(const check::CheckInput& in, const check:
   const std::string backend_name(transfer_backend_name(backend));
   const std::string no_transfer = "the check stopped before any state transfer was planned";
 
-  std::map<std::string, bool> has_finding;
-  for (const Finding& f : r.findings) {
-    has_finding[f.rule] = true;
+  std::map<std::string, RuleStatus> status_of;
+  for (const check::SuppressedCause& s : report.triage.suppressed) {
+    status_of[s.cause.finding.rule] = RuleStatus::suppressed;
+  }
+  for (const check::Cause& c : report.triage.shown) {
+    status_of[c.finding.rule] = RuleStatus::failed;
   }
   auto needs_transfer = [&]() -> std::optional<std::string> {
     return transfer ? std::nullopt : std::optional<std::string>(no_transfer);
@@ -143,8 +108,8 @@ std::vector<RuleOutcome> rule_outcomes(const check::CheckInput& in, const check:
   for (const Rule& rule : rules()) {
     RuleOutcome o;
     o.rule = &rule;
-    if (has_finding.count(std::string(rule.id))) {
-      o.status = RuleStatus::failed;
+    if (auto it = status_of.find(std::string(rule.id)); it != status_of.end()) {
+      o.status = it->second;
     } else if (auto reason = why_not(rule.scope)) {
       o.status = RuleStatus::not_applicable;
       o.reason = *reason;
@@ -171,16 +136,6 @@ std::vector<FileLocation> finding_locations(const Finding& f, const check::Check
     }
   }
   return out;
-}
-
-std::string stable_hash(std::string_view text)
-{
-  std::uint64_t h = 14695981039346656037ull;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return fmt::format("{:016x}", h);
 }
 
 } // namespace pdcheck::report

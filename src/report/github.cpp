@@ -1,6 +1,7 @@
 #include "report/github.hpp"
 
 #include "report/check_render.hpp"
+#include "util/plural.hpp"
 
 #include <fmt/format.h>
 
@@ -33,43 +34,47 @@ std::string github_escape_property(std::string_view text)
   return out;
 }
 
-std::string check_to_github(const check::CheckInput& in, const check::CheckResult& r, Severity fail_on,
-                            const PathBase& paths)
+std::string check_to_github(const CheckReport& rep, const PathBase& paths)
 {
   std::string out;
-  int errors = 0;
-  int warnings = 0;
-  int notes = 0;
-  for (const FindingGroup& g : group_findings(r.findings)) {
-    const Finding& f = *g.first;
+  for (const check::Cause& c : rep.triage.shown) {
+    const Finding& f = c.finding;
     const char* command = f.severity == Severity::error ? "error" : f.severity == Severity::warning ? "warning" : "notice";
-    (f.severity == Severity::error ? errors : f.severity == Severity::warning ? warnings : notes) += 1;
-    std::vector<std::string> props;
-    const auto locations = finding_locations(f, in, paths);
-    // Annotations point at files in the checked-out repository only.
-    if (!locations.empty() && locations.front().uri.rfind("file://", 0) != 0) {
-      const FileLocation& l = locations.front();
-      props.push_back("file=" + github_escape_property(l.uri));
+    std::string message = f.message;
+    if (!c.pairs.empty()) {
+      message += fmt::format(" ({}: {})", counted(static_cast<long long>(c.pairs.size()), "rank pair"), pairs_label(c));
+    }
+    if (f.runtime_error) {
+      message += fmt::format("\nSGLang ({}): {}", f.where, *f.runtime_error);
+    }
+    message += "\nfix: " + f.fix + fmt::format("\nmore: pdcheck explain {}", f.rule);
+    const std::string title = "title=" + github_escape_property(fmt::format("pdcheck {}", f.rule));
+
+    // Annotations point at files in the checked-out repository only: the side
+    // that has the finding, or both sides' files for a finding about the pair.
+    std::vector<std::string> annotated;
+    for (const FileLocation& l : finding_locations(f, rep.in, paths)) {
+      if (l.uri.rfind("file://", 0) == 0) {
+        continue;
+      }
+      std::vector<std::string> props{"file=" + github_escape_property(l.uri)};
       if (l.line > 0) {
         props.push_back(fmt::format("line={}", l.line));
       }
       if (l.column > 0) {
         props.push_back(fmt::format("col={}", l.column));
       }
+      props.push_back(title);
+      annotated.push_back(fmt::format("::{} {}::{}\n", command, fmt::join(props, ","), github_escape_data(message)));
     }
-    props.push_back("title=" + github_escape_property(fmt::format("pdcheck {}", f.rule)));
-    std::string message = f.message;
-    if (!g.pairs.empty()) {
-      message += fmt::format(" ({} rank pair(s): {})", g.pairs.size(), pairs_label(g));
+    if (annotated.empty()) {
+      annotated.push_back(fmt::format("::{} {}::{}\n", command, title, github_escape_data(message)));
     }
-    if (f.runtime_error) {
-      message += fmt::format("\nSGLang ({}): {}", f.where, *f.runtime_error);
+    for (const std::string& line : annotated) {
+      out += line;
     }
-    message += "\nfix: " + f.fix + fmt::format("\nmore: pdcheck explain {}", f.rule);
-    out += fmt::format("::{} {}::{}\n", command, fmt::join(props, ","), github_escape_data(message));
   }
-  out += fmt::format("pdcheck: {} ({} error(s), {} warning(s), {} notice(s))\n", verdict(r, fail_on), errors, warnings,
-                     notes);
+  out += fmt::format("pdcheck: {} ({})\n", rep.verdict(), counts_text(rep.triage));
   return out;
 }
 

@@ -7,11 +7,11 @@
 
 namespace pdcheck::report {
 
-/// `pdcheck check --format github`: one GitHub Actions workflow command per
-/// finding group (`::error`, `::warning` or `::notice` by severity) with file,
-/// line, col and title when the side comes from a file, then a plain verdict line.
-std::string check_to_github(const check::CheckInput& in, const check::CheckResult& r, Severity fail_on,
-                            const PathBase& paths);
+/// `pdcheck check --format github`: GitHub Actions workflow commands
+/// (`::error`, `::warning` or `::notice` by severity) for every shown cause,
+/// with file, line, col and title: one on the side file that has the cause, or
+/// one on each side file for a cause about the pair; then a plain verdict line.
+std::string check_to_github(const CheckReport& report, const PathBase& paths);
 
 /// Escaping of workflow-command data (%, CR, LF) and properties (also : and ,).
 std::string github_escape_data(std::string_view text);

@@ -2,8 +2,11 @@
 
 #include "report/check_render.hpp"
 #include "report/ci_common.hpp"
+#include "util/plural.hpp"
 
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace pdcheck::report {
 
@@ -31,7 +34,28 @@ std::string xml_escape(std::string_view text)
   return out;
 }
 
-std::string check_to_junit(const check::CheckInput& in, const check::CheckResult& r, Severity fail_on)
+namespace {
+
+std::string cause_detail(const check::Cause& c)
+{
+  const Finding& f = c.finding;
+  std::string detail = fmt::format("{}: {}\n{}", severity_name(f.severity), f.message,
+                                   other_pair_messages(c, "", c.pairs.size()));
+  detail.pop_back();
+  if (!c.pairs.empty()) {
+    detail += fmt::format("\n{}: {}", counted(static_cast<long long>(c.pairs.size()), "rank pair"),
+                          pairs_label(c, c.pairs.size()));
+  }
+  if (f.runtime_error) {
+    detail += fmt::format("\nSGLang ({}): {}", f.where, *f.runtime_error);
+  }
+  detail += "\nfix: " + f.fix;
+  return detail;
+}
+
+} // namespace
+
+std::string check_to_junit(const CheckReport& rep)
 {
   struct Case
   {
@@ -42,8 +66,7 @@ std::string check_to_junit(const check::CheckInput& in, const check::CheckResult
   std::vector<Case> cases;
   int failures = 0;
   int skipped = 0;
-  const auto groups = group_findings(r.findings);
-  for (const RuleOutcome& o : rule_outcomes(in, r)) {
+  for (const RuleOutcome& o : rule_outcomes(rep)) {
     const std::string classname = fmt::format("pdcheck.{}", finding_kind_name(o.rule->kind));
     const std::string id(o.rule->id);
     if (o.status == RuleStatus::passed) {
@@ -55,47 +78,77 @@ std::string check_to_junit(const check::CheckInput& in, const check::CheckResult
       cases.push_back({classname, id, fmt::format("<skipped message=\"{}\"/>", xml_escape("not applicable: " + o.reason))});
       continue;
     }
-    for (const FindingGroup& g : groups) {
-      const Finding& f = *g.first;
-      if (f.rule != id) {
-        continue;
+    // One testcase per rule and side, whatever the rank pairs: names stay the
+    // same from run to run, so Jenkins and GitLab keep each case's history.
+    std::vector<std::string> sides;
+    auto note_side = [&sides](const std::string& side) {
+      if (std::find(sides.begin(), sides.end(), side) == sides.end()) {
+        sides.push_back(side);
       }
-      std::string name = id;
-      if (!f.side.empty()) {
-        name += " " + f.side;
+    };
+    for (const check::Cause& c : rep.triage.shown) {
+      if (c.finding.rule == id) {
+        note_side(c.finding.side);
       }
-      if (!g.pairs.empty()) {
-        name += " " + pairs_label(g, 4);
+    }
+    for (const check::SuppressedCause& s : rep.triage.suppressed) {
+      if (s.cause.finding.rule == id) {
+        note_side(s.cause.finding.side);
       }
-      std::string detail = f.message;
-      if (!g.pairs.empty()) {
-        detail += fmt::format("\nrank pairs ({}): {}", g.pairs.size(), pairs_label(g, g.pairs.size()));
+    }
+    for (const std::string& side : sides) {
+      const std::string name = side.empty() ? id : id + " " + side;
+      std::vector<std::string> failing;
+      std::vector<std::string> reported;
+      std::string first_failing_message;
+      Severity worst = Severity::info;
+      for (const check::Cause& c : rep.triage.shown) {
+        if (c.finding.rule != id || c.finding.side != side) {
+          continue;
+        }
+        if (static_cast<int>(c.finding.severity) <= static_cast<int>(rep.fail_on)) {
+          if (failing.empty()) {
+            first_failing_message = c.finding.message;
+            worst = c.finding.severity;
+          }
+          failing.push_back(cause_detail(c));
+        } else {
+          reported.push_back(cause_detail(c));
+        }
       }
-      if (f.runtime_error) {
-        detail += fmt::format("\nSGLang ({}): {}", f.where, *f.runtime_error);
+      std::vector<std::string> suppressed;
+      for (const check::SuppressedCause& s : rep.triage.suppressed) {
+        if (s.cause.finding.rule == id && s.cause.finding.side == side) {
+          suppressed.push_back(fmt::format("suppressed ({}): {}", check::suppression_name(s.by), s.cause.finding.message));
+        }
       }
-      detail += "\nfix: " + f.fix;
-      const bool fails = static_cast<int>(f.severity) <= static_cast<int>(fail_on);
       std::string body;
-      if (fails) {
+      if (!failing.empty()) {
         ++failures;
-        body = fmt::format("<failure message=\"{}\" type=\"{}\">{}</failure>", xml_escape(f.message),
-                           severity_name(f.severity), xml_escape(detail));
+        body = fmt::format("<failure message=\"{}\" type=\"{}\">{}</failure>", xml_escape(first_failing_message),
+                           severity_name(worst), xml_escape(fmt::format("{}", fmt::join(failing, "\n\n"))));
+        reported.insert(reported.end(), suppressed.begin(), suppressed.end());
+      } else if (reported.empty()) {
+        ++skipped;
+        body = fmt::format("<skipped message=\"{}\"/>", xml_escape(fmt::format("{}", fmt::join(suppressed, "; "))));
+        suppressed.clear();
       } else {
-        body = fmt::format("<system-out>{}</system-out>", xml_escape(std::string(severity_name(f.severity)) + ": " +
-                                                                   detail));
+        reported.insert(reported.end(), suppressed.begin(), suppressed.end());
+      }
+      if (!reported.empty()) {
+        body += fmt::format("<system-out>{}</system-out>", xml_escape(fmt::format("{}", fmt::join(reported, "\n\n"))));
       }
       cases.push_back({classname, name, body});
     }
   }
 
-  const std::string suite = fmt::format("pdcheck check {} {}", in.prefill.origin, in.decode.origin);
+  const std::string suite = fmt::format("pdcheck check {} {}", rep.in.prefill.origin, rep.in.decode.origin);
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out += fmt::format("<testsuites name=\"pdcheck\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\">\n",
                      cases.size(), failures, skipped);
   out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\">\n",
                      xml_escape(suite), cases.size(), failures, skipped);
-  out += fmt::format("    <properties><property name=\"verdict\" value=\"{}\"/></properties>\n", verdict(r, fail_on));
+  out += fmt::format("    <properties><property name=\"verdict\" value=\"{}\"/></properties>\n", rep.verdict());
   for (const Case& c : cases) {
     if (c.body.empty()) {
       out += fmt::format("    <testcase classname=\"{}\" name=\"{}\"/>\n", xml_escape(c.classname), xml_escape(c.name));

@@ -1,17 +1,18 @@
 #pragma once
 
-#include "check/checker.hpp"
+#include "report/check_render.hpp"
 
 #include <string>
 
 namespace pdcheck::report {
 
 /// `pdcheck check --format junit`: one <testsuite> named after the pair, one
-/// <testcase> per rule that passed (empty), did not apply (<skipped>), or per
-/// finding group of a rule (one rank-pair group each): <failure> when the
-/// finding reaches `fail_on`, otherwise a passing case with the finding in
-/// <system-out>. classname is "pdcheck.<kind>".
-std::string check_to_junit(const check::CheckInput& in, const check::CheckResult& r, Severity fail_on);
+/// <testcase> per rule that passed (empty) or did not apply (<skipped>), and
+/// per rule and side that has causes, named "RULE" or "RULE SIDE" (never the
+/// rank pairs, so names are stable across runs): <failure> when a cause reaches
+/// `fail_on`, <skipped> when every cause is suppressed, otherwise a passing case;
+/// the other causes go to <system-out>. classname is "pdcheck.<kind>".
+std::string check_to_junit(const CheckReport& report);
 
 /// XML character data / attribute escaping.
 std::string xml_escape(std::string_view text);

@@ -1,6 +1,8 @@
 #include "report/sarif.hpp"
 
 #include "report/check_render.hpp"
+#include "util/plural.hpp"
+#include "util/stable_hash.hpp"
 
 #include <fmt/format.h>
 
@@ -36,21 +38,6 @@ std::string pascal_case(std::string_view id)
   return out;
 }
 
-/// Numbers change with the sizes involved, not with the problem: folding digits
-/// keeps a fingerprint stable when, say, a rank count changes.
-std::string fold_digits(std::string_view s)
-{
-  std::string out;
-  for (char c : s) {
-    const bool digit = c >= '0' && c <= '9';
-    if (digit && !out.empty() && out.back() == '#') {
-      continue;
-    }
-    out += digit ? '#' : c;
-  }
-  return out;
-}
-
 json rule_descriptor(const Rule& r)
 {
   json j;
@@ -80,72 +67,149 @@ json physical(const FileLocation& l)
   return p;
 }
 
+json result_json(const check::Cause& c, int rule_index, const std::vector<FileLocation>& locations)
+{
+  const Finding& f = c.finding;
+  json res;
+  res["ruleId"] = f.rule;
+  res["ruleIndex"] = rule_index;
+  res["kind"] = "fail";
+  res["level"] = level_of(f.severity);
+  std::string text = f.message;
+  if (!c.pairs.empty()) {
+    text += fmt::format(" ({}: {})", counted(static_cast<long long>(c.pairs.size()), "rank pair"), pairs_label(c));
+  }
+  if (f.runtime_error) {
+    text += fmt::format(". SGLang ({}): {}", f.where, *f.runtime_error);
+  }
+  text += ". Fix: " + f.fix;
+  res["message"] = {{"text", text}};
+  json locs = json::array();
+  for (const FileLocation& l : locations) {
+    locs.push_back({{"physicalLocation", physical(l)},
+                    {"logicalLocations", json::array({{{"name", l.key},
+                                                       {"fullyQualifiedName", l.side + "." + l.key},
+                                                       {"kind", "property"}}})}});
+  }
+  res["locations"] = std::move(locs);
+  const std::string where = locations.empty() ? std::string() : locations.front().uri + "#" + locations.front().key;
+  res["partialFingerprints"] = {
+    {"pdcheck/v1", stable_hash(f.rule + "|" + f.side + "|" + where + "|" + fold_digits(f.message))}};
+  json props;
+  props["kind"] = finding_kind_name(f.kind);
+  props["severity"] = severity_name(f.severity);
+  if (!f.side.empty()) {
+    props["side"] = f.side;
+  }
+  if (!f.backend.empty()) {
+    props["backend"] = f.backend;
+  }
+  if (!c.pairs.empty()) {
+    std::vector<std::string> labels;
+    for (const check::RankPair& p : c.pairs) {
+      labels.push_back(p.label());
+    }
+    props["rankPairs"] = labels;
+  }
+  if (f.runtime_error) {
+    props["runtimeError"] = *f.runtime_error;
+  }
+  if (!f.evidence.empty()) {
+    props["evidence"] = f.evidence;
+  }
+  res["properties"] = std::move(props);
+  return res;
+}
+
+/// SARIF's suppression of a result the operator's policy silenced: inSource for
+/// a comment in a side file, external for everything else.
+json suppression_json(check::Suppression by)
+{
+  switch (by) {
+  case check::Suppression::inline_comment:
+    return {{"kind", "inSource"}, {"justification", "# pdcheck: ignore= in the side file"}};
+  case check::Suppression::baseline:
+    return {{"kind", "external"}, {"justification", "in the --baseline file"}};
+  case check::Suppression::ignored:
+    return {{"kind", "external"}, {"justification", "--ignore (or ignore: in .pdcheck.yaml)"}};
+  case check::Suppression::not_selected:
+    return {{"kind", "external"}, {"justification", "not in --select (or select: in .pdcheck.yaml)"}};
+  case check::Suppression::advice_hidden:
+    return {{"kind", "external"}, {"justification", "advice for SGLang developers, shown with --show-advice"}};
+  }
+  return json::object();
+}
+
+/// Launch arguments given on pdcheck's command line (--prefill-args,
+/// --decode-args) have no file: SARIF gets them as artifacts with their text,
+/// so results about those sides still carry a physical location.
+struct ArtifactTable
+{
+  struct Entry
+  {
+    std::string role;
+    std::string uri;
+    std::string text;
+  };
+  std::vector<Entry> entries;
+};
+
+ArtifactTable command_line_artifacts(const check::CheckInput& in)
+{
+  ArtifactTable t;
+  for (const sglang::Side* side : {&in.prefill, &in.decode}) {
+    if (side->locations.empty() && !side->command_line.empty()) {
+      t.entries.push_back({std::string(sglang::role_name(side->role)), side->origin, side->command_line});
+    }
+  }
+  return t;
+}
+
+/// Adds the command-line artifacts of the sides `f` is about to `res`'s locations.
+void add_command_line_locations(json& res, const Finding& f, const ArtifactTable& t)
+{
+  for (std::size_t i = 0; i < t.entries.size(); ++i) {
+    const auto& a = t.entries[i];
+    if (!f.side.empty() && f.side != a.role) {
+      continue;
+    }
+    json region{{"charOffset", 0}, {"charLength", a.text.size()}};
+    res["locations"].push_back(
+      {{"physicalLocation", {{"artifactLocation", {{"uri", a.uri}, {"index", i}}}, {"region", std::move(region)}}}});
+  }
+}
+
 } // namespace
 
-nlohmann::ordered_json check_to_sarif(const check::CheckInput& in, const check::CheckResult& r, const SarifOptions& o)
+nlohmann::ordered_json check_to_sarif(const CheckReport& rep, const SarifOptions& o)
 {
-  const auto outcomes = rule_outcomes(in, r);
+  const auto outcomes = rule_outcomes(rep);
   std::map<std::string, int> rule_index;
   json rules_json = json::array();
   for (std::size_t i = 0; i < outcomes.size(); ++i) {
     rule_index[std::string(outcomes[i].rule->id)] = static_cast<int>(i);
     rules_json.push_back(rule_descriptor(*outcomes[i].rule));
   }
+  const ArtifactTable artifacts = command_line_artifacts(rep.in);
+  // Every result carries a physical location (GitHub code scanning drops
+  // results without one): the side file's key, or the launch-argument string
+  // given on pdcheck's command line.
+  auto locate = [&](const Finding& f) { return finding_locations(f, rep.in, o.paths); };
 
   json results = json::array();
-  for (const FindingGroup& g : group_findings(r.findings)) {
-    const Finding& f = *g.first;
-    json res;
-    res["ruleId"] = f.rule;
-    res["ruleIndex"] = rule_index.at(f.rule);
-    res["kind"] = "fail";
-    res["level"] = level_of(f.severity);
-    std::string text = f.message;
-    if (!g.pairs.empty()) {
-      text += fmt::format(" ({} rank pair(s): {})", g.pairs.size(), pairs_label(g));
-    }
-    if (f.runtime_error) {
-      text += fmt::format(". SGLang ({}): {}", f.where, *f.runtime_error);
-    }
-    text += ". Fix: " + f.fix;
-    res["message"] = {{"text", text}};
-    const auto locations = finding_locations(f, in, o.paths);
-    if (!locations.empty()) {
-      json locs = json::array();
-      for (const FileLocation& l : locations) {
-        locs.push_back({{"physicalLocation", physical(l)},
-                        {"logicalLocations", json::array({{{"name", l.key},
-                                                           {"fullyQualifiedName", l.side + "." + l.key},
-                                                           {"kind", "property"}}})}});
-      }
-      res["locations"] = std::move(locs);
-    }
-    const std::string where = locations.empty() ? std::string() : locations.front().uri + "#" + locations.front().key;
-    res["partialFingerprints"] = {
-      {"pdcheck/v1", stable_hash(f.rule + "|" + f.side + "|" + where + "|" + fold_digits(f.message))}};
-    json props;
-    props["kind"] = finding_kind_name(f.kind);
-    props["severity"] = severity_name(f.severity);
-    if (!f.side.empty()) {
-      props["side"] = f.side;
-    }
-    if (!f.backend.empty()) {
-      props["backend"] = f.backend;
-    }
-    if (!g.pairs.empty()) {
-      props["rankPairs"] = g.pairs;
-    }
-    if (f.runtime_error) {
-      props["runtimeError"] = *f.runtime_error;
-    }
-    if (!f.evidence.empty()) {
-      props["evidence"] = f.evidence;
-    }
-    res["properties"] = std::move(props);
+  for (const check::Cause& c : rep.triage.shown) {
+    json res = result_json(c, rule_index.at(c.finding.rule), locate(c.finding));
+    add_command_line_locations(res, c.finding, artifacts);
+    results.push_back(std::move(res));
+  }
+  for (const check::SuppressedCause& s : rep.triage.suppressed) {
+    json res = result_json(s.cause, rule_index.at(s.cause.finding.rule), locate(s.cause.finding));
+    add_command_line_locations(res, s.cause.finding, artifacts);
+    res["suppressions"] = json::array({suppression_json(s.by)});
     results.push_back(std::move(res));
   }
   for (const RuleOutcome& oc : outcomes) {
-    if (oc.status == RuleStatus::failed) {
+    if (oc.status == RuleStatus::failed || oc.status == RuleStatus::suppressed) {
       continue;
     }
     json res;
@@ -154,16 +218,19 @@ nlohmann::ordered_json check_to_sarif(const check::CheckInput& in, const check::
     res["kind"] = oc.status == RuleStatus::passed ? "pass" : "notApplicable";
     res["level"] = "none";
     res["message"] = {{"text", oc.status == RuleStatus::passed
-                                 ? fmt::format("passed: {}", oc.rule->title)
-                                 : fmt::format("not applicable: {}", oc.reason)}};
+                                 ? fmt::format("Checked and not found: {}.", oc.rule->title)
+                                 : fmt::format("Not applicable: {}.", oc.reason)}};
     // GitHub code scanning wants a location on every result: the prefill side
     // file at the key the rule is about.
     Finding probe;
     probe.rule = std::string(oc.rule->id);
     probe.side = "prefill";
-    const auto locations = finding_locations(probe, in, o.paths);
+    const auto locations = finding_locations(probe, rep.in, o.paths);
     if (!locations.empty()) {
       res["locations"] = json::array({{{"physicalLocation", physical(locations.front())}}});
+    } else {
+      res["locations"] = json::array();
+      add_command_line_locations(res, probe, artifacts);
     }
     results.push_back(std::move(res));
   }
@@ -183,8 +250,15 @@ nlohmann::ordered_json check_to_sarif(const check::CheckInput& in, const check::
   run["tool"] = {{"driver", std::move(driver)}};
   run["invocations"] = json::array({std::move(invocation)});
   run["columnKind"] = "unicodeCodePoints";
+  if (!artifacts.entries.empty()) {
+    json list = json::array();
+    for (const auto& a : artifacts.entries) {
+      list.push_back({{"location", {{"uri", a.uri}}}, {"contents", {{"text", a.text}}}, {"roles", {"analysisTarget"}}});
+    }
+    run["artifacts"] = std::move(list);
+  }
   run["results"] = std::move(results);
-  run["properties"] = {{"verdict", verdict(r, o.fail_on)}, {"failOn", severity_name(o.fail_on)}};
+  run["properties"] = {{"verdict", rep.verdict()}, {"failOn", severity_name(rep.fail_on)}};
 
   json log;
   log["$schema"] = "https://json.schemastore.org/sarif-2.1.0.json";

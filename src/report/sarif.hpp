@@ -9,17 +9,17 @@ namespace pdcheck::report {
 
 struct SarifOptions
 {
-  Severity fail_on = Severity::error;
   PathBase paths;
   std::string command_line; ///< recorded in the run's invocation, "" for none
 };
 
 /// `pdcheck check --format sarif`: one SARIF 2.1.0 run. driver.rules holds the
-/// whole rule table (stable ruleId, help text); every finding group is a `fail`
-/// result located at the offending side-file key, with partialFingerprints
-/// "pdcheck/v1" = hash(rule, side, key, path, message with digits folded); every
-/// other rule is a `pass` or `notApplicable` result located at the prefill side file.
-nlohmann::ordered_json check_to_sarif(const check::CheckInput& in, const check::CheckResult& r,
-                                      const SarifOptions& options);
+/// whole rule table (stable ruleId, help text); every cause is a `fail` result
+/// located at the offending side-file key (or the --prefill-args / --decode-args
+/// string, an artifact of the run), with partialFingerprints "pdcheck/v1" =
+/// hash(rule, side, key, path, message with digits folded); a suppressed cause
+/// carries SARIF `suppressions`; every other rule is a `pass` or
+/// `notApplicable` result located at the prefill side.
+nlohmann::ordered_json check_to_sarif(const CheckReport& report, const SarifOptions& options);
 
 } // namespace pdcheck::report

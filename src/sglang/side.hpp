@@ -41,6 +41,12 @@ struct Side
   std::vector<ExtraStateType> extra_state_types;
   /// Where each top-level key of the side file was written ("role", "model", "args", ...).
   std::map<std::string, SourceLocation> locations;
+  /// Launch arguments as given on pdcheck's command line (--prefill-args), for
+  /// reports that point into them; empty for side files.
+  std::string command_line;
+  /// Rules silenced by `# pdcheck: ignore=RULE` comments in the side file, with
+  /// where each was named.
+  std::map<std::string, SourceLocation> inline_ignores;
 };
 
 } // namespace pdcheck::sglang

@@ -27,10 +27,27 @@ grep -q 'mooncake-layout-no-dims' "$work/bad.out" || { echo "incompatible pair: 
 grep -q 'rollout blocked' "$work/bad.out" || { echo "incompatible pair: no 'rollout blocked' line"; status=1; }
 
 # The workflow files parse as YAML and run pdcheck with SARIF output.
+for f in examples/ci/pdcheck-settings.yaml action.yml; do
+  /usr/bin/python3 -c 'import sys, yaml; yaml.safe_load(open(sys.argv[1]))' "$f" || { echo "$f is not valid YAML"; status=1; }
+done
 for f in examples/ci/github-actions.yml examples/ci/gitlab-ci.yml; do
   /usr/bin/python3 -c 'import sys, yaml; yaml.safe_load(open(sys.argv[1]))' "$f" || { echo "$f is not valid YAML"; status=1; }
   grep -q 'sarif=' "$f" || { echo "$f does not write SARIF"; status=1; }
 done
+
+# examples/ci/pdcheck-settings.yaml as a repository's .pdcheck.yaml: a fleet
+# adopts pdcheck with a baseline, then only new causes fail.
+mkdir -p "$work/repo/deploy" && cp examples/ci/pdcheck-settings.yaml "$work/repo/.pdcheck.yaml"
+seed="$root/examples/pairs/seed-mooncake-unified-one-side"
+(cd "$work/repo/deploy" && "$bin" check "$seed/prefill.yaml" "$seed/decode.yaml" --write-baseline ../pdcheck-baseline.json -q) \
+  >"$work/adopt.out" 2>&1
+code=$?
+[[ $code == 0 && -s $work/repo/pdcheck-baseline.json ]] || { echo "settings example: --write-baseline exit $code"; cat "$work/adopt.out"; status=1; }
+(cd "$work/repo/deploy" && "$bin" check "$seed/prefill.yaml" "$seed/decode.yaml" -q) >"$work/later.out" 2>&1
+code=$?
+grep -q '1 suppressed: 1 in the baseline' "$work/later.out" && [[ $code == 0 ]] ||
+  { echo "settings example: the baseline it names is not applied (exit $code)"; cat "$work/later.out"; status=1; }
+grep -q -- '--output gitlab=' examples/ci/gitlab-ci.yml || { echo "gitlab-ci.yml writes no Code Quality report"; status=1; }
 
 # Usage errors are not findings.
 examples/ci/pre-rollout.sh >/dev/null 2>&1

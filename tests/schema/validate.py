@@ -18,6 +18,7 @@ import json
 import os
 import struct
 import subprocess
+import tempfile
 import sys
 import threading
 import urllib.parse
@@ -69,6 +70,20 @@ def run(args, allowed=(0, 1)):
 
 
 pairs = sorted(glob.glob("examples/pairs/*/"))
+# A baseline written by --write-baseline, and a report with every kind of
+# suppression (advice hidden, an ignored rule, causes in the baseline).
+with tempfile.TemporaryDirectory() as tmp:
+    seed = "examples/pairs/seed-mooncake-unified-one-side/"
+    baseline = os.path.join(tmp, "baseline.json")
+    subprocess.run([pdcheck, "check", seed + "prefill.yaml", seed + "decode.yaml", "--isolated", "--write-baseline",
+                    baseline, "-q"], check=True, capture_output=True)
+    with open(baseline) as f:
+        check("baseline.schema.json", json.load(f), "check --write-baseline")
+    scatter = "examples/pairs/hetero-tp-scatter-works/"
+    check("report.schema.json", run(["check", scatter + "prefill.yaml", scatter + "decode.yaml", "--isolated",
+                                     "--format", "json"]), "check with hidden advice")
+    check("report.schema.json", run(["check", seed + "prefill.yaml", seed + "decode.yaml", "--isolated",
+                                     "--baseline", baseline, "--format", "json"]), "check --baseline")
 for pair in pairs:
     check("report.schema.json", run(["check", pair + "prefill.yaml", pair + "decode.yaml", "--format", "json"]),
           f"check {pair}")
@@ -118,7 +133,6 @@ def check_decode(cap, what):
 for cap in sorted(glob.glob("examples/captures/*.json")):
     check_decode(cap, cap)
 import base64
-import tempfile
 with tempfile.TemporaryDirectory() as out:
     summary = run(["capture", "tests/data/capture/zmq-loopback-push-pull.pcap", "--out", out, "--format", "json"],
                   allowed=(0,))

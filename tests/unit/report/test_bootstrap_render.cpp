@@ -24,6 +24,9 @@ struct Run
   check::PrefillFromServer from;
   check::CheckInput in;
   check::CheckResult result;
+  check::Triage triage;
+
+  report::CheckReport report() const { return {in, result, triage, Severity::error}; }
 };
 
 Run run_with_endpoints(int endpoints)
@@ -41,6 +44,7 @@ Run run_with_endpoints(int endpoints)
                                            "http://10.0.0.1:8998");
   r.in.prefill = r.from.side;
   r.result = check::run_check(r.in);
+  r.triage = check::triage(r.result.findings, {});
 
   r.server.url = "http://10.0.0.1:8998";
   r.server.health = "ok";
@@ -67,7 +71,7 @@ TEST_CASE("bootstrap_to_text: the server, its endpoints and notes, then the chec
 {
   const Run r = run_with_endpoints(2);
   report::RenderOptions ro;
-  const std::string text = report::bootstrap_to_text(r.server, r.from, r.in, r.result, ro);
+  const std::string text = report::bootstrap_to_text(r.server, r.from, r.report(), ro);
   const std::string head = fmt::format("server   http://10.0.0.1:8998 · GET /health 200 OK · server info of the {} "
                                        "generation ({} keys)\n",
                                        check::info_generation_name(r.server.info.generation),
@@ -81,7 +85,7 @@ TEST_CASE("bootstrap_to_text: the server, its endpoints and notes, then the chec
                   "  note: the server answered 503 twice before every rank registered\n\n") != std::string::npos);
   CHECK(text.find("more (--format json lists every one)") == std::string::npos);
   // The check report follows, exactly as `pdcheck check` prints it.
-  const std::string check_text = report::check_to_text(r.in, r.result, ro);
+  const std::string check_text = report::check_to_text(r.report(), ro);
   REQUIRE(text.size() > check_text.size());
   CHECK(text.compare(text.size() - check_text.size(), check_text.size(), check_text) == 0);
 }
@@ -89,19 +93,19 @@ TEST_CASE("bootstrap_to_text: the server, its endpoints and notes, then the chec
 TEST_CASE("bootstrap_to_text: 32 endpoints shown, the rest counted", "[report]")
 {
   const Run r = run_with_endpoints(40);
-  const std::string text = report::bootstrap_to_text(r.server, r.from, r.in, r.result, {});
+  const std::string text = report::bootstrap_to_text(r.server, r.from, r.report(), {});
   CHECK(text.find("tp 31 pp 0  10.0.0.2:17031\n    … 8 more (--format json lists every one)\n") != std::string::npos);
   CHECK(text.find("tp 32 pp 0") == std::string::npos);
-  CHECK(report::bootstrap_to_json(r.server, r.from, r.in, r.result, Severity::error)["server"]["endpoints"].size() ==
+  CHECK(report::bootstrap_to_json(r.server, r.from, r.report())["server"]["endpoints"].size() ==
         40);
 }
 
 TEST_CASE("bootstrap_to_json: the verdict, the server as read, the check report", "[report]")
 {
   const Run r = run_with_endpoints(2);
-  const auto j = report::bootstrap_to_json(r.server, r.from, r.in, r.result, Severity::error);
+  const auto j = report::bootstrap_to_json(r.server, r.from, r.report());
   CHECK(j["schema_version"] == 1);
-  CHECK(j["verdict"] == report::verdict(r.result, Severity::error));
+  CHECK(j["verdict"] == r.report().verdict());
   const auto& s = j["server"];
   CHECK(s["url"] == "http://10.0.0.1:8998");
   CHECK(s["health"] == "ok");
@@ -117,5 +121,5 @@ TEST_CASE("bootstrap_to_json: the verdict, the server as read, the check report"
   CHECK(s["missing_ranks"][0]["answer"] == "404 Not Found");
   CHECK(s["requests"] == 5);
   CHECK(s["not_ready_answers"] == 2);
-  CHECK(j["check"] == report::check_to_json(r.in, r.result, Severity::error));
+  CHECK(j["check"] == report::check_to_json(r.report()));
 }

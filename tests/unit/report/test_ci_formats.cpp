@@ -8,6 +8,7 @@
 #include "report/github.hpp"
 #include "report/junit.hpp"
 #include "report/sarif.hpp"
+#include "util/stable_hash.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -21,14 +22,18 @@ struct Pair
 {
   check::CheckInput in;
   check::CheckResult result;
+  check::Triage triage;
+
+  report::CheckReport report(Severity fail_on = Severity::error) const { return {in, result, triage, fail_on}; }
 };
 
-Pair load_pair(const std::string& name)
+Pair load_pair(const std::string& name, const check::FindingPolicy& policy = {})
 {
   Pair p;
   p.in.prefill = io::load_side_file(k_root + "/examples/pairs/" + name + "/prefill.yaml");
   p.in.decode = io::load_side_file(k_root + "/examples/pairs/" + name + "/decode.yaml");
   p.result = check::run_check(p.in);
+  p.triage = check::triage(p.result.findings, policy);
   return p;
 }
 
@@ -54,7 +59,7 @@ const nlohmann::ordered_json* result_for(const nlohmann::ordered_json& sarif, co
 TEST_CASE("sarif: the driver lists every rule with stable id, title, help and level", "[report][sarif]")
 {
   const Pair p = load_pair("page-size-mismatch");
-  const auto s = report::check_to_sarif(p.in, p.result, sarif_options());
+  const auto s = report::check_to_sarif(p.report(), sarif_options());
   CHECK(s["version"] == "2.1.0");
   CHECK(s["$schema"] == "https://json.schemastore.org/sarif-2.1.0.json");
   const auto& rules_json = s["runs"][0]["tool"]["driver"]["rules"];
@@ -70,7 +75,7 @@ TEST_CASE("sarif: the driver lists every rule with stable id, title, help and le
 TEST_CASE("sarif: a bootstrap finding points at the decode's args key, repository-relative", "[report][sarif]")
 {
   const Pair p = load_pair("page-size-mismatch");
-  const auto s = report::check_to_sarif(p.in, p.result, sarif_options());
+  const auto s = report::check_to_sarif(p.report(), sarif_options());
   const auto* r = result_for(s, "bootstrap-page-size");
   REQUIRE(r != nullptr);
   CHECK((*r)["kind"] == "fail");
@@ -87,16 +92,16 @@ TEST_CASE("sarif: a bootstrap finding points at the decode's args key, repositor
 TEST_CASE("sarif: fingerprints are stable across runs and ignore sizes", "[report][sarif]")
 {
   const Pair p = load_pair("page-size-mismatch");
-  const auto a = report::check_to_sarif(p.in, p.result, sarif_options());
-  const auto b = report::check_to_sarif(p.in, p.result, sarif_options());
+  const auto a = report::check_to_sarif(p.report(), sarif_options());
+  const auto b = report::check_to_sarif(p.report(), sarif_options());
   CHECK(a == b);
-  CHECK(report::stable_hash("abc") == "e71fa2190541574b");
+  CHECK(stable_hash("abc") == "e71fa2190541574b");
 }
 
 TEST_CASE("sarif: rules without findings pass or do not apply, with the reason", "[report][sarif]")
 {
   const Pair p = load_pair("page-size-mismatch");
-  const auto s = report::check_to_sarif(p.in, p.result, sarif_options());
+  const auto s = report::check_to_sarif(p.report(), sarif_options());
   const auto* pass = result_for(s, "model-mismatch");
   REQUIRE(pass != nullptr);
   CHECK((*pass)["kind"] == "pass");
@@ -106,7 +111,7 @@ TEST_CASE("sarif: rules without findings pass or do not apply, with the reason",
   const auto* na = result_for(s, "mori-component-count");
   REQUIRE(na != nullptr);
   CHECK((*na)["kind"] == "notApplicable");
-  CHECK((*na)["message"]["text"] == "not applicable: the pair uses the mooncake backend");
+  CHECK((*na)["message"]["text"] == "Not applicable: the pair uses the mooncake backend.");
   // One result per rule without findings, plus one per finding group.
   CHECK(s["runs"][0]["results"].size() >= rules().size());
 }
@@ -114,7 +119,7 @@ TEST_CASE("sarif: rules without findings pass or do not apply, with the reason",
 TEST_CASE("sarif: the seed pair's transfer error is a fail result at the prefill args key", "[report][sarif]")
 {
   const Pair p = load_pair("seed-mooncake-unified-one-side");
-  const auto s = report::check_to_sarif(p.in, p.result, sarif_options());
+  const auto s = report::check_to_sarif(p.report(), sarif_options());
   const auto* r = result_for(s, "mooncake-layout-no-dims");
   REQUIRE(r != nullptr);
   CHECK((*r)["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] ==
@@ -128,7 +133,7 @@ TEST_CASE("sarif: a side file outside the root gets an absolute file URI", "[rep
   const Pair p = load_pair("page-size-mismatch");
   report::SarifOptions o = sarif_options();
   o.paths.root = k_root + "/tests";
-  const auto s = report::check_to_sarif(p.in, p.result, o);
+  const auto s = report::check_to_sarif(p.report(), o);
   const auto* r = result_for(s, "bootstrap-page-size");
   REQUIRE(r != nullptr);
   CHECK((*r)["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] ==
@@ -139,7 +144,7 @@ TEST_CASE("junit: one testcase per rule, failures for findings, skipped for rule
           "[report][junit]")
 {
   const Pair p = load_pair("page-size-mismatch");
-  const std::string x = report::check_to_junit(p.in, p.result, Severity::error);
+  const std::string x = report::check_to_junit(p.report());
   CHECK(x.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"pdcheck\"", 0) == 0);
   CHECK(x.find("<testcase classname=\"pdcheck.startup\" name=\"model-mismatch\"/>") != std::string::npos);
   CHECK(x.find("<testcase classname=\"pdcheck.bootstrap\" name=\"bootstrap-page-size decode\"><failure "
@@ -151,8 +156,10 @@ TEST_CASE("junit: one testcase per rule, failures for findings, skipped for rule
 
 TEST_CASE("junit: findings below --fail-on pass with the finding in system-out", "[report][junit]")
 {
-  const Pair p = load_pair("hetero-tp-scatter-works");
-  const std::string x = report::check_to_junit(p.in, p.result, Severity::error);
+  check::FindingPolicy show_advice;
+  show_advice.show_advice = true;
+  const Pair p = load_pair("hetero-tp-scatter-works", show_advice);
+  const std::string x = report::check_to_junit(p.report());
   // scheduler advice is info: never a failure at the error threshold.
   const auto at = x.find("name=\"scheduler-state-indices");
   REQUIRE(at != std::string::npos);
@@ -164,7 +171,7 @@ TEST_CASE("junit: findings below --fail-on pass with the finding in system-out",
 TEST_CASE("github: annotations carry file, line, col and title, escaped", "[report][github]")
 {
   const Pair p = load_pair("page-size-mismatch");
-  const std::string g = report::check_to_github(p.in, p.result, Severity::error, report::PathBase{k_root, k_root});
+  const std::string g = report::check_to_github(p.report(), report::PathBase{k_root, k_root});
   CHECK(g.find("::error file=examples/pairs/page-size-mismatch/decode.yaml,line=4,col=1,title=pdcheck "
                "bootstrap-page-size::prefill page size 64 != decode page size 16%0ASGLang (") != std::string::npos);
   CHECK(g.find("\npdcheck: incompatible (") != std::string::npos);
@@ -178,4 +185,73 @@ TEST_CASE("ci_common: rule keys follow what the rule is about", "[report]")
   CHECK(side_key_name(rule(RuleId::registration_generation).key) == "sglang");
   CHECK(side_key_name(rule(RuleId::model_mismatch).key) == "model");
   CHECK(side_key_name(rule(RuleId::side_role).key) == "role");
+}
+
+TEST_CASE("junit: testcase names are the rule and side, never the rank pairs", "[report][junit]")
+{
+  // The seed pair fails on both rank pairs (P0→D0, P1→D1): one cause, one testcase.
+  const Pair p = load_pair("seed-mooncake-unified-one-side");
+  const std::string x = report::check_to_junit(p.report());
+  CHECK(x.find("name=\"mooncake-layout-no-dims prefill\"><failure") != std::string::npos);
+  CHECK(x.find("P0→D0") != std::string::npos); // in the failure's detail
+  CHECK(x.find("name=\"mooncake-layout-no-dims prefill P") == std::string::npos);
+  CHECK(x.find("2 rank pairs: P0→D0 P1→D1") != std::string::npos);
+}
+
+TEST_CASE("junit and sarif: a suppressed cause is skipped, and a SARIF result with suppressions", "[report][junit]")
+{
+  check::FindingPolicy policy;
+  policy.ignore = {"bootstrap-page-size"};
+  const Pair p = load_pair("page-size-mismatch", policy);
+  const std::string x = report::check_to_junit(p.report());
+  CHECK(x.find("<testcase classname=\"pdcheck.bootstrap\" name=\"bootstrap-page-size decode\"><skipped "
+               "message=\"suppressed (ignored): prefill page size 64 != decode page size 16\"/></testcase>") !=
+        std::string::npos);
+  CHECK(x.find("failures=\"0\"") != std::string::npos);
+  const auto s = report::check_to_sarif(p.report(), sarif_options());
+  const auto* r = result_for(s, "bootstrap-page-size");
+  REQUIRE(r != nullptr);
+  CHECK((*r)["kind"] == "fail");
+  CHECK((*r)["suppressions"][0]["kind"] == "external");
+  CHECK(s["runs"][0]["properties"]["verdict"] == "compatible");
+}
+
+TEST_CASE("sarif: every result has a physical location, also for launch arguments on the command line",
+          "[report][sarif]")
+{
+  Pair p;
+  p.in.prefill = io::side_from_args(sglang::Role::prefill, "--tp-size 2 --page-size 64 --disaggregation-mode prefill",
+                                    "falcon-h1-1.5b", "0.5.20", {}, "--prefill-args");
+  p.in.decode = io::side_from_args(sglang::Role::decode, "--tp-size 2 --page-size 16 --disaggregation-mode decode",
+                                   "falcon-h1-1.5b", "0.5.20", {}, "--decode-args");
+  p.result = check::run_check(p.in);
+  p.triage = check::triage(p.result.findings, {});
+  const auto s = report::check_to_sarif(p.report(), sarif_options());
+  const auto& run = s["runs"][0];
+  REQUIRE(run["artifacts"].size() == 2);
+  CHECK(run["artifacts"][1]["location"]["uri"] == "--decode-args");
+  CHECK(run["artifacts"][1]["contents"]["text"] == "--tp-size 2 --page-size 16 --disaggregation-mode decode");
+  for (const auto& r : run["results"]) {
+    INFO(r["ruleId"]);
+    REQUIRE(!r["locations"].empty());
+    CHECK(r["locations"][0].contains("physicalLocation"));
+  }
+  const auto* page = result_for(s, "bootstrap-page-size");
+  REQUIRE(page != nullptr);
+  const auto& loc = (*page)["locations"][0]["physicalLocation"];
+  CHECK(loc["artifactLocation"]["uri"] == "--decode-args");
+  CHECK(loc["artifactLocation"]["index"] == 1);
+  CHECK(loc["region"]["charLength"] == 55);
+}
+
+TEST_CASE("github: a cause about the pair annotates both side files", "[report][github]")
+{
+  const Pair p = load_pair("seed-mooncake-unified-one-side");
+  Pair pair_cause = p;
+  pair_cause.triage.shown.front().finding.side = ""; // as model-mismatch and backend-mismatch are
+  const std::string g = report::check_to_github(pair_cause.report(), report::PathBase{k_root, k_root});
+  CHECK(g.find("::error file=examples/pairs/seed-mooncake-unified-one-side/prefill.yaml,line=7") != std::string::npos);
+  CHECK(g.find("::error file=examples/pairs/seed-mooncake-unified-one-side/decode.yaml,") != std::string::npos);
+  CHECK(g.find("(2 rank pairs: P0→D0 P1→D1)") != std::string::npos);
+  CHECK(g.find("\npdcheck: incompatible (1 error, 0 warnings, 0 info)\n") != std::string::npos);
 }

@@ -1,0 +1,64 @@
+// Markdown (step summaries, merge-request comments) and GitLab Code Quality,
+// on the page-size example pair.
+#include "io/side_file.hpp"
+#include "report/gitlab.hpp"
+#include "report/markdown.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace pdcheck;
+
+namespace {
+
+const std::string k_root = PDCHECK_SOURCE_DIR;
+
+struct Pair
+{
+  check::CheckInput in;
+  check::CheckResult result;
+  check::Triage triage;
+};
+
+Pair page_size_pair()
+{
+  Pair p;
+  p.in.prefill = io::load_side_file(k_root + "/examples/pairs/page-size-mismatch/prefill.yaml");
+  p.in.decode = io::load_side_file(k_root + "/examples/pairs/page-size-mismatch/decode.yaml");
+  p.result = check::run_check(p.in);
+  p.triage = check::triage(p.result.findings, {});
+  return p;
+}
+
+} // namespace
+
+TEST_CASE("markdown: the verdict, both sides, a row per cause and its details", "[report][markdown]")
+{
+  const Pair p = page_size_pair();
+  const std::string md = report::check_to_markdown({p.in, p.result, p.triage, Severity::error});
+  CHECK(md.rfind("## pdcheck: ❌ incompatible\n\n| side | file |", 0) == 0);
+  CHECK(md.find("| decode | `" + k_root + "/examples/pairs/page-size-mismatch/decode.yaml` | falcon-h1-1.5b |") !=
+        std::string::npos);
+  CHECK(md.find("**1 error, 0 warnings, 0 info** (fails on error)") != std::string::npos);
+  CHECK(md.find("| error | `bootstrap-page-size` | bootstrap | decode |  | prefill page size 64 != decode page size "
+                "16 |\n") != std::string::npos);
+  CHECK(md.find("<details><summary>error `bootstrap-page-size`: prefill page size 64 != decode page size "
+                "16</summary>") != std::string::npos);
+  CHECK(md.find("```\nRuntimeError: Page size mismatch") != std::string::npos);
+  CHECK(report::markdown_cell("a|b\n<c>") == "a\\|b<br>&lt;c&gt;");
+}
+
+TEST_CASE("gitlab: one Code Quality issue per cause, at the side file's line", "[report][gitlab]")
+{
+  const Pair p = page_size_pair();
+  const auto issues = report::check_to_gitlab({p.in, p.result, p.triage, Severity::error}, {k_root, k_root});
+  REQUIRE(issues.size() == 1);
+  const auto& i = issues[0];
+  CHECK(i["check_name"] == "bootstrap-page-size");
+  CHECK(i["severity"] == "critical");
+  CHECK(i["location"]["path"] == "examples/pairs/page-size-mismatch/decode.yaml");
+  CHECK(i["location"]["lines"]["begin"] == 4);
+  CHECK(i["fingerprint"].get<std::string>().size() == 16);
+  const std::string d = i["description"];
+  CHECK(d.rfind("[bootstrap-page-size] prefill page size 64 != decode page size 16. SGLang: RuntimeError: ", 0) == 0);
+  CHECK(d.find("value. Fix: Use the same --page-size") != std::string::npos);
+}
