@@ -1,6 +1,7 @@
 #include "check/log_analysis.hpp"
 
 #include "check/log_causes.hpp"
+#include "check/log_liveness.hpp"
 
 #include <fmt/format.h>
 
@@ -14,8 +15,6 @@ namespace pdcheck::check {
 namespace {
 
 using json = nlohmann::ordered_json;
-
-using Analyzer = Analysis (*)(const json& v);
 
 using Analyzer = Analysis (*)(const json& v);
 
@@ -569,6 +568,8 @@ Analysis analyse_message(MessageId id, const nlohmann::ordered_json& values)
   const auto it = std::find_if(k_analyzers.begin(), k_analyzers.end(), [&](const RowAnalyzer& r) { return r.id == id; });
   if (it != k_analyzers.end()) {
     a = it->analyze(values);
+  } else if (auto liveness = analyse_liveness(id, values)) {
+    a = std::move(*liveness);
   } else if (m.rule) {
     a.explanation = std::string(rule(*m.rule).explanation);
   }

@@ -49,6 +49,14 @@ const std::vector<Cause> k_causes = {
                        "each with its value."},
   {"transfer_backend_mismatch", "Use the same --disaggregation-transfer-backend on both sides, and let only that "
                                 "backend's decodes reach the prefill's bootstrap ports."},
+  {"peer_failed", "Find the first failure in the other server's log for the same bootstrap room (give both logs to "
+                  "`pdcheck explain` to link them), fix it, and restart the server that failed."},
+  {"bootstrap_unreachable", "Make the prefill's bootstrap server answer the decode: start the prefill first and "
+                            "wait until it is ready, give the router the prefill's --disaggregation-bootstrap-port, "
+                            "open that port between the hosts (`pdcheck bootstrap http://PREFILL:PORT DECODE.yaml` "
+                            "checks it)."},
+  {"mamba_pool_exhausted", "Give the Mamba state pool more slots (a larger --mamba-full-memory-ratio or "
+                           "--max-mamba-cache-size), or admit fewer requests at once (--max-running-requests)."},
 };
 
 } // namespace

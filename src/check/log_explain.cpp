@@ -73,12 +73,13 @@ Severity log_severity(const SglangMessage& m)
 // rolling filter over the whole chunk, so the common case costs one table probe
 // per byte.
 
-constexpr std::array<std::string_view, 30> k_triggers = {
+constexpr std::array<std::string_view, 33> k_triggers = {
   "Error",          "ERROR",         "error",           "Exception",     "failed",        "Failed",
   "FAILED",         "Mamba",         "mamba",           "mismatch",      "Traceback",     "disaggregation",
   "Disaggregation", "not divisible", "should be equal", "should have",   "Performance is", "out of range",
   "unified",        "Unified",       "must",            "requires",      "does not",      "does NOT",
   "differ",         "struct.error",  "KVTransfer",      "Layer metadata", "Decode peer",   "modulo by zero",
+  "not alive",      "Could not",     "NIXL_ERR",
 };
 
 std::uint32_t load4(const char* p)
@@ -157,6 +158,70 @@ std::string_view trim(std::string_view s)
   return s;
 }
 
+// --- bootstrap rooms and the server role ------------------------------------------
+
+/// The digits of `s` from `pos` on, as a room; nothing when there are none.
+std::optional<std::int64_t> digits_at(std::string_view s, std::size_t pos)
+{
+  std::int64_t v = 0;
+  std::size_t n = 0;
+  while (pos + n < s.size() && s[pos + n] >= '0' && s[pos + n] <= '9' && n < 18) {
+    v = v * 10 + (s[pos + n] - '0');
+    ++n;
+  }
+  if (n == 0 || (pos + n < s.size() && s[pos + n] >= '0' && s[pos + n] <= '9')) {
+    return std::nullopt; // none, or wider than a room
+  }
+  return v;
+}
+
+void add_room(std::vector<std::int64_t>& rooms, std::int64_t room)
+{
+  if (rooms.size() < LogScanner::k_max_rooms && std::find(rooms.begin(), rooms.end(), room) == rooms.end()) {
+    rooms.push_back(room);
+  }
+}
+
+/// The bootstrap rooms a line names: the values a template read under bootstrap_room
+/// or room (KVTransferError's, or the failure reason's own), then every
+/// "bootstrap_room=N" of the raw line (the scheduler's "...req.bootstrap_room=N ...").
+std::vector<std::int64_t> rooms_of(const json& values, std::string_view line)
+{
+  std::vector<std::int64_t> rooms;
+  for (const char* name : {"bootstrap_room", "room"}) {
+    const auto it = values.find(name);
+    if (it == values.end()) {
+      continue;
+    }
+    if (it->is_number_integer()) {
+      add_room(rooms, it->get<std::int64_t>());
+    } else if (it->is_string()) {
+      const std::string& text = it->get_ref<const std::string&>();
+      if (auto room = digits_at(text, 0); room && std::to_string(*room) == text) {
+        add_room(rooms, *room);
+      }
+    }
+  }
+  constexpr std::string_view k_key = "bootstrap_room=";
+  for (std::size_t at = line.find(k_key); at != std::string_view::npos; at = line.find(k_key, at + 1)) {
+    if (auto room = digits_at(line, at + k_key.size())) {
+      add_room(rooms, *room);
+    }
+  }
+  return rooms;
+}
+
+/// The role of a log whose name says it ("x.prefill.log", "decode-0.txt"): "" when the
+/// name names neither or both.
+std::string role_from_name(std::string_view file)
+{
+  const std::size_t slash = file.rfind('/');
+  const std::string_view base = slash == std::string_view::npos ? file : file.substr(slash + 1);
+  const bool prefill = contains_ci(base, "prefill");
+  const bool decode = contains_ci(base, "decode");
+  return prefill == decode ? std::string() : std::string(prefill ? "prefill" : "decode");
+}
+
 std::string confirm_command(std::string_view rule)
 {
   return fmt::format("pdcheck check PREFILL.yaml DECODE.yaml   # or --prefill-args/--decode-args with the two "
@@ -231,9 +296,32 @@ void LogScanner::scan_line(std::string_view line, std::int64_t line_number)
   scan_text(line, line_number);
 }
 
+void LogScanner::note_role(std::string_view line)
+{
+  // SGLang prints its ServerArgs at startup: "... disaggregation_mode='prefill' ..."
+  // (or, in JSON logs, "disaggregation_mode": "prefill").
+  constexpr std::string_view k_key = "disaggregation_mode";
+  const std::size_t at = line.find(k_key);
+  if (!m_role.empty() || at == std::string_view::npos) {
+    return;
+  }
+  std::size_t p = at + k_key.size();
+  while (p < line.size() && (line[p] == '=' || line[p] == ':' || line[p] == ' ' || line[p] == '\'' || line[p] == '"')) {
+    ++p;
+  }
+  for (const char* role : {"prefill", "decode"}) {
+    const std::string_view r(role);
+    if (line.substr(p, r.size()) == r &&
+        (p + r.size() == line.size() || line[p + r.size()] == '\'' || line[p + r.size()] == '"')) {
+      m_role = role;
+    }
+  }
+}
+
 void LogScanner::scan_text(std::string_view line, std::int64_t line_number)
 {
   const Rows& r = rows();
+  note_role(line);
   // A traceback frame in SGLang's disaggregation code makes the next generic
   // Python error ("list index out of range") a PD failure.
   const std::size_t frame = line.find("File \"");
@@ -247,6 +335,7 @@ void LogScanner::scan_text(std::string_view line, std::int64_t line_number)
   std::string_view inner = line;
   std::string inner_storage;
   bool wrapped = false;
+  bool thread_died = false; // peeled "Transfer thread failed because of ..."
   // Peel wrappers from the outside in: the outermost is the one that starts first.
   while (true) {
     std::optional<TemplateMatch> outer;
@@ -262,6 +351,7 @@ void LogScanner::scan_text(std::string_view line, std::int64_t line_number)
       break;
     }
     wrapped = true;
+    thread_died = thread_died || outer_id == MessageId::transfer_thread_failed;
     const std::string inner_name = wrapped_value_name(outer_id);
     for (auto& [k, v] : outer->values.items()) {
       if (k != inner_name) {
@@ -287,6 +377,11 @@ void LogScanner::scan_text(std::string_view line, std::int64_t line_number)
     const std::string rule_text = known.rule ? std::string(rule_id(*known.rule)) : std::string();
     const std::string text(inner.substr(m->begin, m->end - m->begin));
     const std::string key = rule_text + "\n" + text;
+    json all_values = m->values;
+    for (auto& [name, v] : wrapper_values.items()) {
+      all_values[name] = v;
+    }
+    const std::vector<std::int64_t> rooms = rooms_of(all_values, line);
     auto it = m_match_index.find(key);
     if (it != m_match_index.end()) {
       LogMatch& lm = m_matches[it->second];
@@ -299,6 +394,9 @@ void LogScanner::scan_text(std::string_view line, std::int64_t line_number)
           lm.values[name] = v;
         }
       }
+      for (std::int64_t room : rooms) {
+        add_room(lm.rooms, room);
+      }
       return;
     }
     LogMatch lm;
@@ -309,21 +407,28 @@ void LogScanner::scan_text(std::string_view line, std::int64_t line_number)
     lm.rule = rule_text;
     lm.severity = std::string(severity_name(log_severity(known)));
     lm.runtime_error = text;
-    lm.values = m->values;
-    for (auto& [name, v] : wrapper_values.items()) {
-      lm.values[name] = v;
-    }
+    lm.values = std::move(all_values);
+    lm.rooms = rooms;
     Analysis a = analyse_message(id, m->values);
     lm.analysis = std::move(a.derived);
     if (needs_context && !m_last_frame.empty() && line_number - m_last_frame_line <= 40) {
       lm.analysis["traceback_frame"] = m_last_frame;
     }
     lm.causes = std::move(a.causes);
-    lm.explanation = std::move(a.explanation);
     std::vector<std::string> fixes;
     for (const std::string& cause : lm.causes) {
       fixes.emplace_back(cause_fix(cause));
     }
+    if (thread_died) {
+      // The wrapper's own consequence, whatever the wrapped cause.
+      lm.analysis["transfer_thread_died"] = true;
+      a.explanation += fmt::format(
+        " The error ended a transfer worker thread of the prefill (bootstrap port {}): the requests queued to that "
+        "worker are not sent again until the prefill restarts, and the decode fails them.",
+        lm.values.value("bootstrap_port", json()).dump());
+      fixes.emplace_back("Then restart the prefill: its dead transfer worker does not come back.");
+    }
+    lm.explanation = std::move(a.explanation);
     lm.fix = fmt::format("{}", fmt::join(fixes, " "));
     lm.confirm = confirm_command(rule_text);
     m_match_index[key] = m_matches.size();
@@ -340,12 +445,22 @@ void LogScanner::scan_text(std::string_view line, std::int64_t line_number)
       return;
     }
     m_unrecognised_index[key] = m_unrecognised.size();
-    m_unrecognised.push_back(LogUnrecognised{m_file, line_number, 1, std::move(text)});
+    std::vector<std::int64_t> rooms = rooms_of(wrapper_values, line);
+    m_unrecognised.push_back(LogUnrecognised{m_file, line_number, 1, std::move(text), std::move(rooms), {}});
   }
 }
 
 void LogScanner::finish(LogExplanation& out)
 {
+  LogFile log{m_file, m_role, "server_args"};
+  if (log.role.empty()) {
+    log.role = role_from_name(m_file);
+    log.role_from = log.role.empty() ? "" : "name";
+  }
+  if (log.role.empty()) {
+    log.role = "unknown";
+  }
+  out.logs.push_back(std::move(log));
   for (LogMatch& m : m_matches) {
     out.matches.push_back(std::move(m));
   }

@@ -17,6 +17,18 @@
 
 namespace pdcheck::check {
 
+/// The same request seen in the other server's log: a decode-side symptom and the
+/// prefill-side failure with the same bootstrap room (or the other way round).
+struct LogLink
+{
+  std::int64_t room = 0; ///< the bootstrap room both entries name
+  std::string role;      ///< the role of the linked entry's log: "prefill" or "decode"
+  std::string file;
+  std::int64_t line = 0;
+  std::string rule; ///< the linked match's rule id; "" for no rule or an unrecognised line
+  std::string text; ///< the linked match's runtime_error, or the unrecognised line
+};
+
 /// One known failure text, collapsed over its repetitions in one file.
 struct LogMatch
 {
@@ -33,6 +45,8 @@ struct LogMatch
   std::string explanation;
   std::string fix;
   std::string confirm; ///< the `pdcheck check` command that reproduces it
+  std::vector<std::int64_t> rooms; ///< bootstrap rooms named on its lines (at most k_max_rooms), first seen first
+  std::vector<LogLink> links;      ///< entries of the other role's logs with one of these rooms
 };
 
 /// A PD-looking error line no known text matches: listed, never dropped.
@@ -42,10 +56,21 @@ struct LogUnrecognised
   std::int64_t line = 0;
   std::int64_t count = 0;
   std::string text;
+  std::vector<std::int64_t> rooms;
+  std::vector<LogLink> links;
+};
+
+/// One log file and the server role it was read as.
+struct LogFile
+{
+  std::string file;
+  std::string role;      ///< "prefill", "decode" or "unknown"
+  std::string role_from; ///< "server_args" (SGLang's disaggregation_mode), "name" (the file name) or ""
 };
 
 struct LogExplanation
 {
+  std::vector<LogFile> logs;
   std::vector<LogMatch> matches;
   std::vector<LogUnrecognised> unrecognised;
 
@@ -65,12 +90,15 @@ public:
   void finish(LogExplanation& out);
 
   static constexpr std::size_t k_max_lines = 20;
+  static constexpr std::size_t k_max_rooms = 100;
 
 private:
   void scan_line(std::string_view line, std::int64_t line_number);
   void scan_text(std::string_view text, std::int64_t line_number);
+  void note_role(std::string_view line);
 
   std::string m_file;
+  std::string m_role;              ///< from SGLang's server_args line, "" until one is seen
   std::int64_t m_lines_before = 0; ///< newlines in the chunks already fed
   std::int64_t m_last_frame_line = -1000000;
   std::string m_last_frame; ///< "file:function" of the last traceback frame in disaggregation code
@@ -79,6 +107,11 @@ private:
   std::vector<LogUnrecognised> m_unrecognised;
   std::map<std::string, std::size_t> m_unrecognised_index;
 };
+
+/// Links every entry of a decode log to the entries of prefill logs that name one of
+/// its bootstrap rooms, and back (LogMatch::links, LogUnrecognised::links). Call it
+/// once, after every file is scanned.
+void link_rooms(LogExplanation& e);
 
 /// Convenience for tests and small inputs: scans one whole text.
 LogExplanation explain_log_text(std::string_view text, const std::string& file);

@@ -96,6 +96,7 @@ void install_explain(CLI::App& app, CommandContext& ctx)
       scanner.finish(result);
       note_cut_lines(name, read, ctx);
     }
+    check::link_rooms(result);
     *ctx.out << (format == "json" ? report::log_explanation_to_json(result).dump(2) + "\n"
                                   : report::log_explanation_to_text(result));
     ctx.verdict = result.failures_found() ? Verdict::findings : Verdict::ok;

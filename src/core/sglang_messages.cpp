@@ -148,7 +148,8 @@ std::string as_delivered(MessageId id, std::string_view message)
   case Delivery::argparse: return fmt::format("error: {}", message);
   case Delivery::logged_info:
   case Delivery::logged_warning:
-  case Delivery::logged_error: return std::string(message);
+  case Delivery::logged_error:
+  case Delivery::failure_reason: return std::string(message);
   }
   return std::string(message);
 }

@@ -31,6 +31,7 @@ enum class Delivery {
   logged_error,   ///< a log line; the server goes on
   argparse,       ///< argparse at launch: "error: text", exit status 2
   wrapper,        ///< a handler's re-raise: the one {name:text} placeholder holds the wrapped text
+  failure_reason, ///< a reason recorded for a bootstrap room; logged inside KVTransferError(bootstrap_room=N)
 };
 
 /// Where a log line carrying the text is a PD failure.
@@ -107,7 +108,7 @@ using MessageArgs = std::initializer_list<MessageArg>;
 std::string render_message(MessageId id, MessageArgs args);
 
 /// `message` as the operator sees it, by the row's delivery: "RuntimeError: ...",
-/// "AssertionError: ('...',)", "error: ..." or the bare log line.
+/// "AssertionError: ('...',)", "error: ..." or the bare log line or failure reason.
 std::string as_delivered(MessageId id, std::string_view message);
 
 /// as_delivered(id, render_message(id, args)).

@@ -46,6 +46,35 @@ void require_streamable(const std::string& path, int fd)
   }
 }
 
+/// How many leading bytes decide whether an input is text.
+constexpr std::size_t k_sniff_bytes = 4096;
+
+/// Refuses input whose first bytes are not text: a compressed log or a packet
+/// capture given by mistake would otherwise be scanned as lines of garbage. Text
+/// logs (UTF-8 included) never hold a NUL byte; these formats do, or start with a
+/// magic number that says what they are.
+void require_text(const std::string& path, std::string_view head)
+{
+  const auto starts = [&](std::string_view magic) { return head.substr(0, magic.size()) == magic; };
+  constexpr std::string_view k_expected = "expected a text log (plain or JSON lines), got ";
+  if (starts("\x1f\x8b")) {
+    throw InputError(path,
+                     fmt::format("{}gzip-compressed data (decompress it: zcat FILE | pdcheck explain -)", k_expected));
+  }
+  if (starts("\x28\xb5\x2f\xfd")) {
+    throw InputError(
+      path, fmt::format("{}zstd-compressed data (decompress it: zstdcat FILE | pdcheck explain -)", k_expected));
+  }
+  if (starts("\xd4\xc3\xb2\xa1") || starts("\xa1\xb2\xc3\xd4") || starts("\x4d\x3c\xb2\xa1") ||
+      starts("\xa1\xb2\x3c\x4d") || starts("\x0a\x0d\x0d\x0a")) {
+    throw InputError(path, fmt::format("{}a packet capture (read it with `pdcheck capture`)", k_expected));
+  }
+  const std::size_t nul = head.find('\0');
+  if (nul != std::string_view::npos) {
+    throw InputError(path, fmt::format("{}binary data (a NUL byte at offset {})", k_expected, nul));
+  }
+}
+
 } // namespace
 
 LogReadSummary read_log_chunks(const std::string& path, const std::function<void(std::string_view)>& sink,
@@ -68,6 +97,35 @@ LogReadSummary read_log_chunks(const std::string& path, const std::function<void
   std::size_t kept = 0;       // bytes of an unfinished line carried over from the last read
   bool skipping = false;      // inside the rest of a line that was cut
   std::int64_t lines = 0;     // complete lines handed on so far
+  // The first bytes are read ahead and checked to be text before any is handed
+  // on (a pipe hands its bytes over in pieces, so this reads until it has them
+  // all or the input ends); the loop then takes them before reading on.
+  std::string head;
+  while (head.size() < k_sniff_bytes) {
+    char piece[k_sniff_bytes];
+    const ssize_t got = ::read(in.fd, piece, k_sniff_bytes - head.size());
+    if (got < 0 && errno == EINTR) {
+      continue;
+    }
+    if (got < 0) {
+      throw InputError(path, std::string("cannot read log: ") + std::strerror(errno));
+    }
+    if (got == 0) {
+      break;
+    }
+    head.append(piece, static_cast<std::size_t>(got));
+  }
+  require_text(path == "-" ? std::string("<stdin>") : path, head);
+  std::size_t head_used = 0;
+  const auto read_more = [&](char* dst, std::size_t room) -> ssize_t {
+    if (head_used < head.size()) {
+      const std::size_t n = std::min(room, head.size() - head_used);
+      std::memcpy(dst, head.data() + head_used, n);
+      head_used += n;
+      return static_cast<ssize_t>(n);
+    }
+    return ::read(in.fd, dst, room);
+  };
   // Hands on the first max_line_bytes of the line at `start`, ended by a newline
   // written over its next byte (which belongs to the part that is skipped).
   const auto hand_on_cut = [&](std::size_t start) {
@@ -80,7 +138,7 @@ LogReadSummary read_log_chunks(const std::string& path, const std::function<void
     }
   };
   while (true) {
-    const ssize_t got = ::read(in.fd, buffer.data() + kept, buffer.size() - kept);
+    const ssize_t got = read_more(buffer.data() + kept, buffer.size() - kept);
     if (got < 0) {
       if (errno == EINTR) {
         continue;

@@ -235,12 +235,38 @@ TEST_CASE("pdcheck explain: 2 GiB without a newline is cut to 1 MiB and the fail
   const std::string log = sparse_file(dir, "no-newline.log", off_t{2} << 30,
                                       "\nE Transfer submission failed: PD state transfer failed: mamba requires single "
                                       "state index, got src=1, dst=2\n");
+  // Text first (a file of zeros is binary, refused by the test below): the hole after
+  // it only lengthens the first line.
+  const std::string head(8192, 'x');
+  {
+    const int fd = ::open(log.c_str(), O_WRONLY);
+    REQUIRE(fd >= 0);
+    REQUIRE(::pwrite(fd, head.data(), head.size(), 0) == static_cast<ssize_t>(head.size()));
+    ::close(fd);
+  }
   const auto r = test::run_pdcheck(fmt::format("explain {} --format json", log));
   CHECK(r.code == 1);
   CHECK(r.out.rfind(fmt::format("pdcheck: note: {}:1: line longer than 1 MiB; only its first 1 MiB was scanned\n", log),
                     0) == 0);
   CHECK(r.out.find("\"rule\": \"mori-single-state-index\"") != std::string::npos);
   CHECK(r.out.find("\"line\": 2") != std::string::npos);
+}
+
+TEST_CASE("io::read_log_chunks: input whose first bytes are not text is refused before any is handed on",
+          "[io][input][explain]")
+{
+  const test::TempDir dir;
+  const std::string zeros = sparse_file(dir, "zeros.log", off_t{1} << 20, "\nlast\n");
+  std::size_t handed_on = 0;
+  CHECK(error_of([&] { io::read_log_chunks(zeros, [&](std::string_view c) { handed_on += c.size(); }); }) ==
+        zeros + ": expected a text log (plain or JSON lines), got binary data (a NUL byte at offset 0)");
+  CHECK(handed_on == 0);
+  // A NUL past the first 4 KiB is not looked for: the line is read as it is.
+  const std::string late = dir.write("late.log", std::string(4096, 'a') + "\n" + std::string(1, '\0') + "\n");
+  CHECK(read_log(late, 4096, 8192).text() == std::string(4096, 'a') + "\n" + std::string(1, '\0') + "\n");
+  // A short text log is read whole, cut as usual.
+  CHECK(read_log(dir.write("short.log", "one\n" + std::string(20, 'L') + "\nthree"), 17, 16).text() ==
+        "one\n" + std::string(16, 'L') + "\nthree");
 }
 
 TEST_CASE("io: JSON with more values than its kind holds is refused before it is parsed", "[io][input][decode]")
