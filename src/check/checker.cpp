@@ -1,5 +1,7 @@
 #include "check/checker.hpp"
 
+#include "check/remedy.hpp"
+
 #include "core/rules.hpp"
 #include "check/side_checks.hpp"
 #include "core/sglang_messages.hpp"
@@ -536,7 +538,9 @@ CheckResult check(const CheckInput& input, Depth depth)
 
 CheckResult run_check(const CheckInput& input)
 {
-  return check(input, Depth::full);
+  CheckResult r = check(input, Depth::full);
+  add_remedies(r.findings, input);
+  return r;
 }
 
 std::vector<PairResult> pair_plans(const CheckInput& input)

@@ -31,7 +31,8 @@ struct Finding
   std::string backend;
   std::optional<int> component;
   nlohmann::ordered_json evidence = nlohmann::ordered_json::object();
-  std::string fix;
+  std::string fix;    ///< the rule's general advice
+  std::string change; ///< for a pair finding: the setting to change on which side, where ("" when none applies)
 };
 
 } // namespace pdcheck

@@ -1,5 +1,6 @@
 #include "report/check_render.hpp"
 
+#include "report/compact_text.hpp"
 #include "report/finding_json.hpp"
 #include "util/plural.hpp"
 
@@ -213,11 +214,15 @@ std::string check_to_text(const CheckReport& rep, const RenderOptions& o)
       }
       out += "\n  " + f.message + "\n";
       out += other_pair_messages(c, "  ", 3);
+      // Long lists (72 item lengths) are written compactly here; JSON keeps SGLang's exact text.
       if (f.logged_warning) {
-        out += fmt::format("  SGLang logs ({}): {}\n", f.where, *f.logged_warning);
+        out += fmt::format("  SGLang logs ({}): {}\n", f.where, compact_int_lists(*f.logged_warning));
       }
       if (f.runtime_error) {
-        out += fmt::format("  SGLang ({}): {}\n", f.where, *f.runtime_error);
+        out += fmt::format("  SGLang ({}): {}\n", f.where, compact_int_lists(*f.runtime_error));
+      }
+      if (!f.change.empty()) {
+        out += fmt::format("  change: {}\n", f.change);
       }
       out += fmt::format("  fix: {}\n", f.fix);
     }

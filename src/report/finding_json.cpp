@@ -29,6 +29,7 @@ nlohmann::ordered_json finding_to_json(const Finding& f)
   j["component"] = optional_json(f.component);
   j["evidence"] = f.evidence;
   j["fix"] = f.fix;
+  j["change"] = f.change.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(f.change);
   return j;
 }
 

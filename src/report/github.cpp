@@ -47,6 +47,9 @@ std::string check_to_github(const CheckReport& rep, const PathBase& paths)
     if (f.runtime_error) {
       message += fmt::format("\nSGLang ({}): {}", f.where, *f.runtime_error);
     }
+    if (!f.change.empty()) {
+      message += "\nchange: " + f.change;
+    }
     message += "\nfix: " + f.fix + fmt::format("\nmore: pdcheck explain {}", f.rule);
     const std::string title = "title=" + github_escape_property(fmt::format("pdcheck {}", f.rule));
 

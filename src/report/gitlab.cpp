@@ -38,6 +38,9 @@ nlohmann::ordered_json check_to_gitlab(const CheckReport& rep, const PathBase& p
     if (f.runtime_error) {
       sentence("SGLang: " + *f.runtime_error);
     }
+    if (!f.change.empty()) {
+      sentence("Change: " + f.change);
+    }
     sentence("Fix: " + f.fix);
     std::vector<std::pair<std::string, int>> places;
     for (const FileLocation& l : finding_locations(f, rep.in, paths)) {

@@ -49,6 +49,9 @@ std::string cause_detail(const check::Cause& c)
   if (f.runtime_error) {
     detail += fmt::format("\nSGLang ({}): {}", f.where, *f.runtime_error);
   }
+  if (!f.change.empty()) {
+    detail += "\nchange: " + f.change;
+  }
   detail += "\nfix: " + f.fix;
   return detail;
 }

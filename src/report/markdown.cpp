@@ -81,6 +81,9 @@ std::string check_to_markdown(const CheckReport& rep)
     if (f.logged_warning) {
       out += fmt::format("SGLang ({}) logs:\n\n```\n{}\n```\n\n", f.where, *f.logged_warning);
     }
+    if (!f.change.empty()) {
+      out += fmt::format("**Change:** {}\n\n", markdown_cell(f.change));
+    }
     out += fmt::format("**Fix:** {}\n\nMore: {}\n\n</details>\n\n", markdown_cell(f.fix),
                        code("pdcheck explain " + f.rule));
   }

@@ -82,6 +82,9 @@ json result_json(const check::Cause& c, int rule_index, const std::vector<FileLo
   if (f.runtime_error) {
     text += fmt::format(". SGLang ({}): {}", f.where, *f.runtime_error);
   }
+  if (!f.change.empty()) {
+    text += ". Change: " + f.change;
+  }
   text += ". Fix: " + f.fix;
   res["message"] = {{"text", text}};
   json locs = json::array();

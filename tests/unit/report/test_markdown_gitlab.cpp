@@ -2,6 +2,7 @@
 // on the page-size example pair.
 #include "io/side_file.hpp"
 #include "report/gitlab.hpp"
+#include "report/compact_text.hpp"
 #include "report/markdown.hpp"
 
 #include <catch2/catch.hpp>
@@ -60,5 +61,14 @@ TEST_CASE("gitlab: one Code Quality issue per cause, at the side file's line", "
   CHECK(i["fingerprint"].get<std::string>().size() == 16);
   const std::string d = i["description"];
   CHECK(d.rfind("[bootstrap-page-size] prefill page size 64 != decode page size 16. SGLang: RuntimeError: ", 0) == 0);
-  CHECK(d.find("value. Fix: Use the same --page-size") != std::string::npos);
+  CHECK(d.find("value. Change: the prefill runs --page-size 64 (") != std::string::npos);
+  CHECK(d.find("use one value on both sides. Fix: Use the same --page-size") != std::string::npos);
+}
+
+TEST_CASE("compact_int_lists: runs of three or more equal integers, other lists as written", "[report]")
+{
+  CHECK(report::compact_int_lists("(src item_lens=[24576, 24576, 24576, 1048576, 1048576], dst item_lens=[38633472])") ==
+        "(src item_lens=[24576 ×3, 1048576, 1048576], dst item_lens=[38633472])");
+  CHECK(report::compact_int_lists("[1, 1, 1, 2, 2, 2, 2, 3]") == "[1 ×3, 2 ×4, 3]");
+  CHECK(report::compact_int_lists("[a, a, a] and [-1, -1, -1] and [] and [1, 1") == "[a, a, a] and [-1 ×3] and [] and [1, 1");
 }

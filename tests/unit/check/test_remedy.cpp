@@ -1,0 +1,85 @@
+// The concrete change behind a pair finding: the settings that differ, where
+// each side sets them, and the sentence an operator acts on; hand-checked
+// against the example side files (their line numbers are in the files).
+#include "check/remedy.hpp"
+
+#include "io/side_file.hpp"
+
+#include "../../support/checker_cases.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <fmt/format.h>
+
+using namespace pdcheck;
+
+namespace {
+
+const std::string k_pairs = "examples/pairs/";
+
+check::CheckInput example(const std::string& name)
+{
+  check::CheckInput in;
+  in.prefill = io::load_side_file(std::string(PDCHECK_SOURCE_DIR) + "/" + k_pairs + name + "/prefill.yaml");
+  in.decode = io::load_side_file(std::string(PDCHECK_SOURCE_DIR) + "/" + k_pairs + name + "/decode.yaml");
+  return in;
+}
+
+std::string file(const std::string& pair, const std::string& side, int line)
+{
+  return fmt::format("{}/{}{}/{}.yaml:{}", PDCHECK_SOURCE_DIR, k_pairs, pair, side, line);
+}
+
+} // namespace
+
+TEST_CASE("remedy: unified memory on one side names both files and both ways out", "[check][remedy]")
+{
+  const check::CheckInput in = example("seed-mooncake-unified-one-side");
+  const auto diffs = check::setting_diffs(in);
+  REQUIRE(diffs.size() == 1); // same release, TP and dtypes: only the flag differs
+  const std::string pair = "seed-mooncake-unified-one-side";
+  // decode.yaml line 4 is its args key; prefill.yaml line 7 (three comment lines first).
+  CHECK(diffs[0].change == file(pair, "decode", 4) + " sets --enable-unified-memory, the prefill does not: add it to " +
+                             file(pair, "prefill", 7) + " or remove it from " + file(pair, "decode", 4));
+  const check::CheckResult r = check::run_check(in);
+  REQUIRE(!r.findings.empty());
+  const Finding& f = r.findings.front();
+  CHECK(f.rule == "mooncake-layout-no-dims");
+  CHECK(f.change == diffs[0].change);
+  CHECK(f.evidence["settings"][0]["setting"] == "--enable-unified-memory");
+  CHECK(f.evidence["settings"][0]["prefill"] == "off");
+  CHECK(f.evidence["settings"][0]["decode"] == "on");
+}
+
+TEST_CASE("remedy: values, defaults and dtypes", "[check][remedy]")
+{
+  const check::CheckInput page = example("page-size-mismatch");
+  const auto diffs = check::setting_diffs(page);
+  REQUIRE(diffs.size() == 1);
+  const std::string pair = "page-size-mismatch";
+  CHECK(diffs[0].change == "the prefill runs --page-size 64 (" + file(pair, "prefill", 4) + "), the decode 16 (" +
+                             file(pair, "decode", 4) + "): use one value on both sides");
+
+  // The prefill leaves the SSM dtype at SGLang's default (float32); the decode passes --mamba-ssm-dtype bfloat16.
+  const auto dtype = check::setting_diffs(example("ssm-dtype-mismatch-slot-size"));
+  REQUIRE(dtype.size() == 1);
+  CHECK(dtype[0].setting == "SSM state dtype");
+  CHECK(dtype[0].prefill == "float32");
+  CHECK(dtype[0].decode == "bfloat16");
+
+  // Launch arguments on the command line: the places are the option strings; unset values are SGLang's defaults.
+  check::CheckInput args;
+  args.prefill = test::side(sglang::Role::prefill, "--tp 2", "0.5.20");
+  args.decode = test::side(sglang::Role::decode, "--tp 4 --page-size 16", "0.5.19");
+  const auto all = check::setting_diffs(args);
+  REQUIRE(all.size() == 3);
+  CHECK(all[0].change == "the prefill runs SGLang 0.5.20 (test), the decode 0.5.19 (test): run one release on both sides");
+  CHECK(all[1].change == "the prefill's attention TP is 2 (--tp-size 2 at test), the decode's 4 (--tp-size 4 at test): "
+                         "give both sides one attention TP size");
+  CHECK(all[2].change == "the prefill runs --page-size 1 (SGLang's default) (test), the decode 16 (test): use one value "
+                         "on both sides");
+  // Only the settings a rule depends on are named with its findings.
+  CHECK(check::diffs_for_rule("bootstrap-page-size", all).size() == 1);
+  CHECK(check::diffs_for_rule("silent-wrong-bytes", all).size() == 2);
+  CHECK(check::diffs_for_rule("startup-divisibility", all).empty());
+}
