@@ -62,6 +62,29 @@ std::string size_text(std::uintmax_t bytes)
   return fmt::format("{} bytes", bytes);
 }
 
+std::string read_standard_input(const InputKind& kind)
+{
+  const std::string name = "<stdin>";
+  std::string text;
+  char buffer[65536];
+  for (;;) {
+    const ssize_t got = ::read(STDIN_FILENO, buffer, sizeof buffer);
+    if (got < 0) {
+      if (errno == EINTR) {
+        continue;
+      }
+      throw unreadable(name, kind, errno);
+    }
+    if (got == 0) {
+      return text;
+    }
+    if (text.size() + static_cast<std::size_t>(got) > kind.max_bytes) {
+      throw InputError(name, fmt::format("expected a {} of at most {}", kind.name, size_text(kind.max_bytes)));
+    }
+    text.append(buffer, static_cast<std::size_t>(got));
+  }
+}
+
 std::string read_input_file(const std::string& path, const InputKind& kind)
 {
   // O_NONBLOCK: opening a FIFO must not wait for a writer before it is refused

@@ -45,6 +45,10 @@ inline constexpr InputKind k_capture_file{"capture file", 256 * k_mib};
 /// kind's limit; CannotRun when memory runs out while reading it.
 std::string read_input_file(const std::string& path, const InputKind& kind);
 
+/// Standard input, whole, within the kind's limit (a side file piped in as
+/// `-`); errors name it "<stdin>".
+std::string read_standard_input(const InputKind& kind);
+
 /// What a stat mode is, for messages: "a directory", "a character device", ...
 std::string_view file_type_name(unsigned mode);
 

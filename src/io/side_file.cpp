@@ -327,9 +327,12 @@ std::vector<sglang::ExtraStateType> extra_state_types(const std::string& file, c
 
 } // namespace
 
-Side load_side_file(const std::string& path)
+Side load_side_file(const std::string& file)
 {
-  const std::string text = read_text(path);
+  // `-`: the side file comes on standard input (a generator's output piped in).
+  const bool from_stdin = file == "-";
+  const std::string path = from_stdin ? "<stdin>" : file;
+  const std::string text = from_stdin ? read_standard_input(k_side_file) : read_text(file);
   YAML::Node root;
   try {
     root = YAML::Load(text);

@@ -4,6 +4,15 @@
 
 namespace pdcheck::report {
 
+nlohmann::ordered_json devices_unavailable_to_json(const std::string& reason)
+{
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  out["schema_version"] = 1;
+  out["devices"] = nlohmann::ordered_json::array();
+  out["error"] = reason;
+  return out;
+}
+
 nlohmann::ordered_json devices_to_json(const std::vector<RdmaDeviceRow>& devices)
 {
   nlohmann::ordered_json out = nlohmann::ordered_json::object();

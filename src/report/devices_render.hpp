@@ -54,6 +54,9 @@ struct RdmaDeviceRow
 };
 
 nlohmann::ordered_json devices_to_json(const std::vector<RdmaDeviceRow>& devices);
+/// `devices --format json` when no device can be listed (exit 3): no devices,
+/// and `error` saying why, so a script that parses stdout always gets JSON.
+nlohmann::ordered_json devices_unavailable_to_json(const std::string& reason);
 std::string devices_to_text(const std::vector<RdmaDeviceRow>& devices);
 
 } // namespace pdcheck::report

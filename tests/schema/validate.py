@@ -268,4 +268,6 @@ for answer, decode, extra, what in [
 if len(sys.argv) > 3:
     sample = subprocess.run([sys.argv[3]], capture_output=True, text=True, check=True)
     check("devices.schema.json", json.loads(sample.stdout), "devices report of made-up devices")
+# This machine's own devices: none here (exit 3, the reason in the document), a list where there is RDMA.
+check("devices.schema.json", run(["devices", "--format", "json"], allowed=(0, 3)), "devices on this machine")
 sys.exit(1 if failures else 0)
