@@ -11,37 +11,13 @@ if [ $rc -eq 0 ]; then
   echo "RDMA devices present: listed"; exit 0
 fi
 if [ $rc -ne 3 ]; then
-  echo "expected exit 3, got $rc"; if ! /usr/bin/python3 -c '
-import json, sys
-doc = json.load(open(sys.argv[1]))
-line = open(sys.argv[2]).read().strip()
-assert doc["devices"] == [] and line == "pdcheck: cannot run: " + doc["error"], (doc, line)
-' "$out" "$err"; then
-  echo "stdout is not the JSON document with the same reason:"; cat "$out"; exit 1
-fi
-cat "$err"; exit 1
+  echo "expected exit 3, got $rc"; cat "$err"; exit 1
 fi
 if ! grep -Eq "no RDMA device: (this kernel has no RDMA support|the kernel supports RDMA but no device)" "$err"; then
-  echo "message does not say which:"; if ! /usr/bin/python3 -c '
-import json, sys
-doc = json.load(open(sys.argv[1]))
-line = open(sys.argv[2]).read().strip()
-assert doc["devices"] == [] and line == "pdcheck: cannot run: " + doc["error"], (doc, line)
-' "$out" "$err"; then
-  echo "stdout is not the JSON document with the same reason:"; cat "$out"; exit 1
-fi
-cat "$err"; exit 1
+  echo "message does not say which:"; cat "$err"; exit 1
 fi
 if [ "$(wc -l < "$err")" -ne 1 ]; then
-  echo "expected one line:"; if ! /usr/bin/python3 -c '
-import json, sys
-doc = json.load(open(sys.argv[1]))
-line = open(sys.argv[2]).read().strip()
-assert doc["devices"] == [] and line == "pdcheck: cannot run: " + doc["error"], (doc, line)
-' "$out" "$err"; then
-  echo "stdout is not the JSON document with the same reason:"; cat "$out"; exit 1
-fi
-cat "$err"; exit 1
+  echo "expected one line:"; cat "$err"; exit 1
 fi
 if ! /usr/bin/python3 -c '
 import json, sys
