@@ -10,6 +10,8 @@
 #include "report/sarif.hpp"
 #include "util/stable_hash.hpp"
 
+#include "../../support/report_pairs.hpp"
+
 #include <catch2/catch.hpp>
 
 using namespace pdcheck;
@@ -18,23 +20,11 @@ namespace {
 
 const std::string k_root = PDCHECK_SOURCE_DIR;
 
-struct Pair
-{
-  check::CheckInput in;
-  check::CheckResult result;
-  check::Triage triage;
-
-  report::CheckReport report(Severity fail_on = Severity::error) const { return {in, result, triage, fail_on}; }
-};
+using Pair = test::CheckedPair;
 
 Pair load_pair(const std::string& name, const check::FindingPolicy& policy = {})
 {
-  Pair p;
-  p.in.prefill = io::load_side_file(k_root + "/examples/pairs/" + name + "/prefill.yaml");
-  p.in.decode = io::load_side_file(k_root + "/examples/pairs/" + name + "/decode.yaml");
-  p.result = check::run_check(p.in);
-  p.triage = check::triage(p.result.findings, policy);
-  return p;
+  return test::checked_pair(name, policy);
 }
 
 report::SarifOptions sarif_options()

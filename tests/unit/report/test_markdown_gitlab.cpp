@@ -5,6 +5,8 @@
 #include "report/compact_text.hpp"
 #include "report/markdown.hpp"
 
+#include "../../support/report_pairs.hpp"
+
 #include <catch2/catch.hpp>
 
 using namespace pdcheck;
@@ -13,29 +15,17 @@ namespace {
 
 const std::string k_root = PDCHECK_SOURCE_DIR;
 
-struct Pair
+test::CheckedPair page_size_pair()
 {
-  check::CheckInput in;
-  check::CheckResult result;
-  check::Triage triage;
-};
-
-Pair page_size_pair()
-{
-  Pair p;
-  p.in.prefill = io::load_side_file(k_root + "/examples/pairs/page-size-mismatch/prefill.yaml");
-  p.in.decode = io::load_side_file(k_root + "/examples/pairs/page-size-mismatch/decode.yaml");
-  p.result = check::run_check(p.in);
-  p.triage = check::triage(p.result.findings, {});
-  return p;
+  return test::checked_pair("page-size-mismatch");
 }
 
 } // namespace
 
 TEST_CASE("markdown: the verdict, both sides, a row per cause and its details", "[report][markdown]")
 {
-  const Pair p = page_size_pair();
-  const std::string md = report::check_to_markdown({p.in, p.result, p.triage, Severity::error});
+  const auto p = page_size_pair();
+  const std::string md = report::check_to_markdown(p.report());
   CHECK(md.rfind("## pdcheck: ❌ incompatible\n\n| side | file |", 0) == 0);
   CHECK(md.find("| decode | `" + k_root + "/examples/pairs/page-size-mismatch/decode.yaml` | falcon-h1-1.5b |") !=
         std::string::npos);
@@ -50,8 +40,8 @@ TEST_CASE("markdown: the verdict, both sides, a row per cause and its details", 
 
 TEST_CASE("gitlab: one Code Quality issue per cause, at the side file's line", "[report][gitlab]")
 {
-  const Pair p = page_size_pair();
-  const auto issues = report::check_to_gitlab({p.in, p.result, p.triage, Severity::error}, {k_root, k_root});
+  const auto p = page_size_pair();
+  const auto issues = report::check_to_gitlab(p.report(), {k_root, k_root});
   REQUIRE(issues.size() == 1);
   const auto& i = issues[0];
   CHECK(i["check_name"] == "bootstrap-page-size");
