@@ -12,9 +12,9 @@ _pdcheck()
     --help|-h) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --prefill-args) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --decode-args) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-    --model) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-    --prefill-sglang) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-    --decode-sglang) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --model) COMPREPLY=($(compgen -W 'qwen3-next-80b-a3b qwen3.5-35b-a3b qwen3.5-27b nemotron-h-8b nemotron-nano-9b-v2 nemotron-3-nano-30b-a3b falcon-h1-7b falcon-h1-1.5b kimi-linear-48b-a3b lfm2-2.6b granite-4.0-h-tiny' -- "$cur")); return ;;
+    --prefill-sglang) COMPREPLY=($(compgen -W 'pre-dims flat components v0.5.20 0.5.1 0.5.1.post1 0.5.1.post2 0.5.1.post3 0.5.2 0.5.3 0.5.3.post1 0.5.3.post2 0.5.3.post3 0.5.4 0.5.4.post1 0.5.4.post2 0.5.4.post3 0.5.5 0.5.5.post1 0.5.5.post2 0.5.5.post3 0.5.6 0.5.6.post1 0.5.6.post2 0.5.7 0.5.8 0.5.8.post1 0.5.9 0.5.10 0.5.10.post1 0.5.11 0.5.12 0.5.12.post1 0.5.13 0.5.14 0.5.15 0.5.15.post1 0.5.16 0.5.17 0.5.18 0.5.19 0.5.20 0.5.21 0.5.22 0.5.23' -- "$cur")); return ;;
+    --decode-sglang) COMPREPLY=($(compgen -W 'pre-dims flat components v0.5.20 0.5.1 0.5.1.post1 0.5.1.post2 0.5.1.post3 0.5.2 0.5.3 0.5.3.post1 0.5.3.post2 0.5.3.post3 0.5.4 0.5.4.post1 0.5.4.post2 0.5.4.post3 0.5.5 0.5.5.post1 0.5.5.post2 0.5.5.post3 0.5.6 0.5.6.post1 0.5.6.post2 0.5.7 0.5.8 0.5.8.post1 0.5.9 0.5.10 0.5.10.post1 0.5.11 0.5.12 0.5.12.post1 0.5.13 0.5.14 0.5.15 0.5.15.post1 0.5.16 0.5.17 0.5.18 0.5.19 0.5.20 0.5.21 0.5.22 0.5.23' -- "$cur")); return ;;
     --prefill-env) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --decode-env) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --transfer-info) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -25,8 +25,8 @@ _pdcheck()
     --fail-on) COMPREPLY=($(compgen -W 'error warning info' -- "$cur")); return ;;
     --output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --sarif-root) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-    --ignore) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-    --select) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --ignore) COMPREPLY=($(compgen -W 'startup-parallel-sizes startup-divisibility startup-mamba-groups startup-attention-heads startup-pp-layers model-mismatch side-role backend-mismatch startup-backend-state startup-unified-memory mori-registration-pack bootstrap-page-size bootstrap-kv-cache-dtype bootstrap-pp-size bootstrap-cp-size bootstrap-tp-performance rank-mapping registration-generation mooncake-layout-no-dims mooncake-slot-size layer-pairing state-slice state-index-count state-index-empty mori-single-state-index mori-component-count mori-empty-index-skipped nixl-unequal-tp unified-one-side unified-unequal-tp silent-wrong-bytes silent-unwritten silent-written-twice silent-outside-slot scheduler-state-indices extra-state-unequal-tp extra-state-minimax extra-state-unsupported bootstrap-rank-missing startup-dcp-transfer dcp-topology profile-assumed side-model-path startup-argparse unknown-env mooncake-unequal-tp-hybrid registration-misread mori-descriptor-count startup-argparse-unconfirmed' -- "$cur")); return ;;
+    --select) COMPREPLY=($(compgen -W 'startup-parallel-sizes startup-divisibility startup-mamba-groups startup-attention-heads startup-pp-layers model-mismatch side-role backend-mismatch startup-backend-state startup-unified-memory mori-registration-pack bootstrap-page-size bootstrap-kv-cache-dtype bootstrap-pp-size bootstrap-cp-size bootstrap-tp-performance rank-mapping registration-generation mooncake-layout-no-dims mooncake-slot-size layer-pairing state-slice state-index-count state-index-empty mori-single-state-index mori-component-count mori-empty-index-skipped nixl-unequal-tp unified-one-side unified-unequal-tp silent-wrong-bytes silent-unwritten silent-written-twice silent-outside-slot scheduler-state-indices extra-state-unequal-tp extra-state-minimax extra-state-unsupported bootstrap-rank-missing startup-dcp-transfer dcp-topology profile-assumed side-model-path startup-argparse unknown-env mooncake-unequal-tp-hybrid registration-misread mori-descriptor-count startup-argparse-unconfirmed' -- "$cur")); return ;;
     --show-advice) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --baseline) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --write-baseline) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -40,7 +40,7 @@ _pdcheck()
   bootstrap)
     case $prev in
     --help|-h) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-    --prefill-sglang) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --prefill-sglang) COMPREPLY=($(compgen -W 'pre-dims flat components v0.5.20 0.5.1 0.5.1.post1 0.5.1.post2 0.5.1.post3 0.5.2 0.5.3 0.5.3.post1 0.5.3.post2 0.5.3.post3 0.5.4 0.5.4.post1 0.5.4.post2 0.5.4.post3 0.5.5 0.5.5.post1 0.5.5.post2 0.5.5.post3 0.5.6 0.5.6.post1 0.5.6.post2 0.5.7 0.5.8 0.5.8.post1 0.5.9 0.5.10 0.5.10.post1 0.5.11 0.5.12 0.5.12.post1 0.5.13 0.5.14 0.5.15 0.5.15.post1 0.5.16 0.5.17 0.5.18 0.5.19 0.5.20 0.5.21 0.5.22 0.5.23' -- "$cur")); return ;;
     --timeout) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --format) COMPREPLY=($(compgen -W 'text json' -- "$cur")); return ;;
     --color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return ;;
@@ -53,8 +53,8 @@ _pdcheck()
     case $prev in
     --help|-h) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --args) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-    --model) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-    --sglang) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --model) COMPREPLY=($(compgen -W 'qwen3-next-80b-a3b qwen3.5-35b-a3b qwen3.5-27b nemotron-h-8b nemotron-nano-9b-v2 nemotron-3-nano-30b-a3b falcon-h1-7b falcon-h1-1.5b kimi-linear-48b-a3b lfm2-2.6b granite-4.0-h-tiny' -- "$cur")); return ;;
+    --sglang) COMPREPLY=($(compgen -W 'pre-dims flat components v0.5.20 0.5.1 0.5.1.post1 0.5.1.post2 0.5.1.post3 0.5.2 0.5.3 0.5.3.post1 0.5.3.post2 0.5.3.post3 0.5.4 0.5.4.post1 0.5.4.post2 0.5.4.post3 0.5.5 0.5.5.post1 0.5.5.post2 0.5.5.post3 0.5.6 0.5.6.post1 0.5.6.post2 0.5.7 0.5.8 0.5.8.post1 0.5.9 0.5.10 0.5.10.post1 0.5.11 0.5.12 0.5.12.post1 0.5.13 0.5.14 0.5.15 0.5.15.post1 0.5.16 0.5.17 0.5.18 0.5.19 0.5.20 0.5.21 0.5.22 0.5.23' -- "$cur")); return ;;
     --tp) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --dp) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --pp) COMPREPLY=($(compgen -f -- "$cur")); return ;;

@@ -15,5 +15,6 @@ void install_completion(CLI::App& app, CommandContext& ctx);
 /// The scripts, from an App tree (exposed for tests).
 std::string bash_completion(const CLI::App& root);
 std::string zsh_completion(const CLI::App& root);
+std::string fish_completion(const CLI::App& root);
 
 } // namespace pdcheck::cli

@@ -23,7 +23,7 @@ dpkg-deb --info "$deb" | grep -E 'Package|Version|Depends' || true
 
 dpkg -x "$deb" "$root/sys"
 for f in usr/bin/pdcheck usr/share/man/man1/pdcheck.1 usr/share/bash-completion/completions/pdcheck \
-         usr/share/zsh/vendor-completions/_pdcheck; do
+         usr/share/zsh/vendor-completions/_pdcheck usr/share/fish/vendor_completions.d/pdcheck.fish; do
   [[ -e $root/sys/$f ]] || { echo "missing /$f in the package"; status=1; }
 done
 
