@@ -35,8 +35,7 @@ std::pair<Profile, std::string> prefill_profile(const BootstrapCommandOptions& o
   if (const Profile* p = find_profile(o.prefill_sglang)) {
     return {*p, o.prefill_sglang};
   }
-  throw InputError("--prefill-sglang", fmt::format("unknown profile or version '{}'; known: {}", o.prefill_sglang,
-                                                   fmt::join(profile_names(), ", ")));
+  throw InputError("--prefill-sglang", unknown_profile_text(o.prefill_sglang));
 }
 
 report::BootstrapServer server_report(const io::BootstrapFetch& fetch)

@@ -1,5 +1,6 @@
 #include "core/profile.hpp"
 #include "core/version.hpp"
+#include "util/spellcheck.hpp"
 
 #include <fmt/format.h>
 
@@ -338,6 +339,30 @@ std::vector<std::string> profile_names()
     names.push_back(p.name);
   }
   return names;
+}
+
+std::string unknown_profile_text(std::string_view word)
+{
+  std::vector<std::string> named;
+  std::vector<std::string> releases;
+  for (const Profile& p : profiles()) {
+    (p.released.empty() ? named : releases).push_back(p.name);
+  }
+  // Neighbouring release numbers are not typos of each other: suggest only for names.
+  const bool version_like = !word.empty() && (std::isdigit(static_cast<unsigned char>(word[0])) ||
+                                              (word.size() > 1 && (word[0] == 'v' || word[0] == 'V') &&
+                                               std::isdigit(static_cast<unsigned char>(word[1]))));
+  std::string hint;
+  if (!version_like) {
+    if (auto close = closest_match(word, named)) {
+      hint = fmt::format(" (did you mean '{}'?)", *close);
+    }
+  }
+  return fmt::format("unknown profile or version '{}'{}; expected an SGLang release from {} on (releases after {} "
+                     "are checked as {}, with a warning), an image tag such as lmsysorg/sglang:v{}-cu129, or a "
+                     "profile: {} (pdcheck profiles lists them)",
+                     word, hint, releases.front(), releases.back(), releases.back(), releases.back(),
+                     fmt::join(named, ", "));
 }
 
 const Profile& default_profile()

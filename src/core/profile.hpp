@@ -93,6 +93,13 @@ std::string_view mapping_confidence(const ProfileMatch& m);
 /// The names accepted by find_profile, for error messages and --version.
 std::vector<std::string> profile_names();
 
+/// Why `word` names no profile, for every place that takes one (side files'
+/// sglang:, --prefill-sglang, ...): "unknown profile or version 'W'", a
+/// did-you-mean for misspelt profile names, and what is accepted in one line
+/// (the range of known releases, an image tag, the named profiles), not the
+/// whole release list, which `pdcheck profiles` prints.
+std::string unknown_profile_text(std::string_view word);
+
 /// The default profile when a side does not say (the newest).
 const Profile& default_profile();
 

@@ -113,13 +113,7 @@ ProfileMatch side_profile(const SideInputs& in)
   if (ProfileMatch m = pdcheck::resolve_profile(in.sglang); m.profile != nullptr) {
     return m;
   }
-  const std::vector<std::string> names = profile_names();
-  // Neighbouring release numbers are not typos of each other: suggest only for names.
-  const std::string& s = in.sglang;
-  const bool version_like = std::isdigit(static_cast<unsigned char>(s[0])) ||
-                            (s.size() > 1 && (s[0] == 'v' || s[0] == 'V') && std::isdigit(static_cast<unsigned char>(s[1])));
-  throw InputError(in.sglang_where, "sglang: unknown profile or version '" + s + "'" +
-                                        (version_like ? "" : did_you_mean(s, names)) + "; known: " + join(names));
+  throw InputError(in.sglang_where, "sglang: " + unknown_profile_text(in.sglang));
 }
 
 /// The launch parser of the side's release: argparse resolves abbreviations

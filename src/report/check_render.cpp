@@ -2,7 +2,9 @@
 
 #include "report/compact_text.hpp"
 #include "report/finding_json.hpp"
+#include "sglang/side_layout.hpp"
 #include "util/plural.hpp"
+#include "util/units.hpp"
 
 #include <fmt/format.h>
 
@@ -187,14 +189,19 @@ std::string check_to_text(const CheckReport& rep, const RenderOptions& o)
   std::string out;
   for (const auto* side : {&in.prefill, &in.decode}) {
     const model::Layout& l = side == &in.prefill ? r.prefill_layout : r.decode_layout;
-    out += fmt::format("{:<8} {} · {} · SGLang {} · {} · tp {} (attention TP {}) · pp {}{}\n",
+    // Everything the verdict depends on: release and its confidence, backend,
+    // parallelism, state dtypes, unified memory.
+    const model::LayoutInput li = sglang::layout_input(*side);
+    out += fmt::format("{:<8} {} · {} · SGLang {} · {} · tp {} (attention TP {}) · pp {} · SSM {}, conv {}{}\n",
                        sglang::role_name(side->role), side->origin, side->model.name, sglang_text(*side),
                        transfer_backend_name(side->args.transfer_backend), side->args.tp_size, l.attn_tp_size,
-                       side->args.pp_size, side->args.enable_unified_memory ? " · unified memory" : "");
+                       side->args.pp_size, dtype_name(li.ssm_dtype), dtype_name(li.conv_dtype),
+                       side->args.enable_unified_memory ? " · unified memory" : "");
   }
-  out += fmt::format("pairs    {} planned, {} simulated byte by byte ({} bytes)\n",
+  out += fmt::format("pairs    {} planned, {} simulated byte by byte ({})\n",
                      counted(static_cast<long long>(r.pairs.size()), "rank pair"),
-                     counted(r.simulated_decode_ranks, "decode rank"), r.simulated_bytes);
+                     counted(r.simulated_decode_ranks, "decode rank"),
+                     bytes_text(static_cast<std::uint64_t>(r.simulated_bytes)));
 
   const FindingKind order[] = {FindingKind::startup, FindingKind::bootstrap, FindingKind::transfer,
                                FindingKind::silent_corruption, FindingKind::advice};

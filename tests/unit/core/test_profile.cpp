@@ -226,3 +226,16 @@ TEST_CASE("profile_names: every row, in table order", "[profile]")
     CHECK(names[i] == profiles()[i].name);
   }
 }
+
+TEST_CASE("profiles: an unknown sglang value says what is accepted in one line, not the 45 releases", "[profile]")
+{
+  // The oldest and newest rows of the release table bound the range; hand-written here.
+  REQUIRE(profiles()[4].name == "0.5.1");
+  REQUIRE(profiles().back().name == "0.5.23");
+  CHECK(unknown_profile_text("componets") ==
+        "unknown profile or version 'componets' (did you mean 'components'?); expected an SGLang release from 0.5.1 on "
+        "(releases after 0.5.23 are checked as 0.5.23, with a warning), an image tag such as "
+        "lmsysorg/sglang:v0.5.23-cu129, or a profile: pre-dims, flat, components, v0.5.20 (pdcheck profiles lists them)");
+  // Release numbers are not typos of each other: no suggestion for them.
+  CHECK(unknown_profile_text("0.4.0").rfind("unknown profile or version '0.4.0'; expected an SGLang release", 0) == 0);
+}

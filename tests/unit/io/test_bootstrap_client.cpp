@@ -823,7 +823,7 @@ TEST_CASE("pdcheck bootstrap from the command line", "[io][bootstrap][cli]")
     const Run profile =
       pdcheck_cli("bootstrap " + server.url() + " examples/bootstrap/decode.yaml --prefill-sglang nonsense");
     CHECK(profile.code == 2);
-    CHECK(profile.out.rfind("pdcheck: error: --prefill-sglang: unknown profile or version 'nonsense'; known: ", 0) == 0);
+    CHECK(profile.out == "pdcheck: error: --prefill-sglang: " + unknown_profile_text("nonsense") + "\n");
     const Run prefill = pdcheck_cli("bootstrap " + server.url() + " examples/pairs/page-size-mismatch/prefill.yaml");
     CHECK(prefill.code == 2);
     CHECK(prefill.out == "pdcheck: error: examples/pairs/page-size-mismatch/prefill.yaml: is a prefill side; pdcheck "

@@ -27,16 +27,6 @@ struct SideTempDir : test::TempDir
   SideTempDir() : test::TempDir("pdcheck-side") {}
 };
 
-
-std::string joined_profile_names()
-{
-  std::string out;
-  for (const std::string& n : profile_names()) {
-    out += (out.empty() ? "" : ", ") + n;
-  }
-  return out;
-}
-
 const std::string k_data = std::string(PDCHECK_SOURCE_DIR) + "/tests/data/sides/";
 
 } // namespace
@@ -177,10 +167,9 @@ TEST_CASE("load_side_file errors carry exact text and positions", "[io][side]")
         "F: missing field 'role' (prefill or decode), and args do not set --disaggregation-mode");
 
   CHECK(err("sglang.yaml", "role: prefill\nsglang: componets\nmodel: nemotron-h-8b\n") ==
-        "F:2:9: sglang: unknown profile or version 'componets' (did you mean 'components'?); known: " +
-          joined_profile_names());
+        "F:2:9: sglang: " + unknown_profile_text("componets"));
   CHECK(err("sglang2.yaml", "role: prefill\nsglang: 0.4.0\nmodel: nemotron-h-8b\n") ==
-        "F:2:9: sglang: unknown profile or version '0.4.0'; known: " + joined_profile_names());
+        "F:2:9: sglang: " + unknown_profile_text("0.4.0"));
   CHECK(err("sglang3.yaml", "role: prefill\nsglang: {v: 1}\n") ==
         "F:2:9: sglang: expected a profile name or an SGLang version, got a mapping");
 
@@ -248,7 +237,7 @@ TEST_CASE("side_from_args builds a side from command-line inputs", "[io][side]")
   CHECK(error_of([] { io::side_from_args(Role::prefill, "--disaggregation-mode decode", "nemotron-h-8b", "", {}, "--prefill-args"); }) ==
         "--prefill-args: role is 'prefill' but args set --disaggregation-mode decode (argv[0])");
   CHECK(error_of([] { io::side_from_args(Role::prefill, "", "nemotron-h-8b", "0.4.0", {}, "--prefill-args"); }) ==
-        "--prefill-args: sglang: unknown profile or version '0.4.0'; known: " + joined_profile_names());
+        "--prefill-args: sglang: " + unknown_profile_text("0.4.0"));
   CHECK(error_of([] { io::side_from_args(Role::prefill, "--tp 2", "", "", {}, "--prefill-args"); }) ==
         "--prefill-args: missing field 'model', and args do not set --model-path");
 }

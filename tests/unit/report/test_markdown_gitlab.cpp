@@ -4,6 +4,7 @@
 #include "report/gitlab.hpp"
 #include "report/compact_text.hpp"
 #include "report/markdown.hpp"
+#include "util/units.hpp"
 
 #include "../../support/report_pairs.hpp"
 
@@ -61,4 +62,13 @@ TEST_CASE("compact_int_lists: runs of three or more equal integers, other lists 
         "(src item_lens=[24576 ×3, 1048576, 1048576], dst item_lens=[38633472])");
   CHECK(report::compact_int_lists("[1, 1, 1, 2, 2, 2, 2, 3]") == "[1 ×3, 2 ×4, 3]");
   CHECK(report::compact_int_lists("[a, a, a] and [-1, -1, -1] and [] and [1, 1") == "[a, a, a] and [-1 ×3] and [] and [1, 1");
+}
+
+TEST_CASE("bytes_text: binary units with one decimal", "[report]")
+{
+  CHECK(bytes_text(0) == "0 bytes");
+  CHECK(bytes_text(1023) == "1023 bytes");
+  CHECK(bytes_text(24576) == "24.0 KiB");
+  CHECK(bytes_text(72769536) == "69.4 MiB"); // 72769536 / 2^20 = 69.398...
+  CHECK(bytes_text(std::uint64_t{3} << 30) == "3.0 GiB");
 }
