@@ -78,6 +78,15 @@ std::string pairs_label(const check::Cause& c, std::size_t limit)
   return fmt::format("{}{}", fmt::join(labels, " "), c.pairs.size() > limit ? " …" : "");
 }
 
+std::string message_with_pairs(const check::Cause& c)
+{
+  if (c.pairs.empty()) {
+    return c.finding.message;
+  }
+  return fmt::format("{} ({}: {})", c.finding.message, counted(static_cast<long long>(c.pairs.size()), "rank pair"),
+                     pairs_label(c));
+}
+
 std::string other_pair_messages(const check::Cause& c, std::string_view indent, std::size_t limit)
 {
   std::string out;

@@ -46,6 +46,10 @@ std::string counts_text(const check::Triage& t);
 /// line each ("INDENT P0→D1: MESSAGE"), at most `limit`, then how many more.
 std::string other_pair_messages(const check::Cause& c, std::string_view indent, std::size_t limit);
 
+/// The cause's message with its rank pairs, on one line, as the CI formats
+/// give it: "MESSAGE (2 rank pairs: P0→D0 P1→D1)"; the message alone without pairs.
+std::string message_with_pairs(const check::Cause& c);
+
 /// "P0→D1 P1→D1" (at most `limit` labels, then " …"); "" without rank pairs.
 std::string pairs_label(const check::Cause& c, std::size_t limit = 8);
 

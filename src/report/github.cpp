@@ -1,7 +1,6 @@
 #include "report/github.hpp"
 
 #include "report/check_render.hpp"
-#include "util/plural.hpp"
 
 #include <fmt/format.h>
 
@@ -40,10 +39,7 @@ std::string check_to_github(const CheckReport& rep, const PathBase& paths)
   for (const check::Cause& c : rep.triage.shown) {
     const Finding& f = c.finding;
     const char* command = f.severity == Severity::error ? "error" : f.severity == Severity::warning ? "warning" : "notice";
-    std::string message = f.message;
-    if (!c.pairs.empty()) {
-      message += fmt::format(" ({}: {})", counted(static_cast<long long>(c.pairs.size()), "rank pair"), pairs_label(c));
-    }
+    std::string message = message_with_pairs(c);
     if (f.runtime_error) {
       message += fmt::format("\nSGLang ({}): {}", f.where, *f.runtime_error);
     }

@@ -1,6 +1,5 @@
 #include "report/gitlab.hpp"
 
-#include "util/plural.hpp"
 #include "util/stable_hash.hpp"
 
 #include <fmt/format.h>
@@ -26,11 +25,7 @@ nlohmann::ordered_json check_to_gitlab(const CheckReport& rep, const PathBase& p
   auto issues = nlohmann::ordered_json::array();
   for (const check::Cause& c : rep.triage.shown) {
     const Finding& f = c.finding;
-    std::string description = fmt::format("[{}] {}", f.rule, f.message);
-    if (!c.pairs.empty()) {
-      description += fmt::format(" ({}: {})", counted(static_cast<long long>(c.pairs.size()), "rank pair"),
-                                 pairs_label(c));
-    }
+    std::string description = fmt::format("[{}] {}", f.rule, message_with_pairs(c));
     auto sentence = [&description](std::string_view text) {
       description += description.back() == '.' ? " " : ". ";
       description += text;

@@ -1,7 +1,6 @@
 #include "report/sarif.hpp"
 
 #include "report/check_render.hpp"
-#include "util/plural.hpp"
 #include "util/stable_hash.hpp"
 
 #include <fmt/format.h>
@@ -75,10 +74,7 @@ json result_json(const check::Cause& c, int rule_index, const std::vector<FileLo
   res["ruleIndex"] = rule_index;
   res["kind"] = "fail";
   res["level"] = level_of(f.severity);
-  std::string text = f.message;
-  if (!c.pairs.empty()) {
-    text += fmt::format(" ({}: {})", counted(static_cast<long long>(c.pairs.size()), "rank pair"), pairs_label(c));
-  }
+  std::string text = message_with_pairs(c);
   if (f.runtime_error) {
     text += fmt::format(". SGLang ({}): {}", f.where, *f.runtime_error);
   }
