@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Runs one golden CLI case: PDCHECK REPO_ROOT CASE_DIR. The command line is the
 # `cmd` file (shell words, run from the repository root with `pdcheck` as the
-# binary); the exit code must equal `exit_code`, and stdout / stderr must equal
-# the `stdout` / `stderr` files when present. To refresh a case after an
-# intended change: PDCHECK_GOLDEN_UPDATE=1 ctest -R golden.
+# binary); the exit code must equal `exit_code`, stdout must equal the `stdout`
+# file when present, and stderr the `stderr` file, or be empty without one.
+# To refresh a case after an intended change: PDCHECK_GOLDEN_UPDATE=1 ctest -R golden.
 set -uo pipefail
 bin=$1 root=$2 case_dir=$3
 cd "$root" || exit 2
@@ -27,6 +27,8 @@ for stream in stdout stderr; do
   actual=$actual_out; [[ $stream == stderr ]] && actual=$actual_err
   if [[ -f $case_dir/$stream ]]; then
     diff -u "$case_dir/$stream" "$actual" || status=1
+  elif [[ $stream == stderr && -s $actual ]]; then
+    echo "stderr should be empty (no stderr file in the case)"; status=1
   fi
 done
 [[ $status == 0 ]] || { echo "--- stderr:"; cat "$actual_err"; }
