@@ -1,6 +1,7 @@
 #include "check/remedy.hpp"
 
 #include "core/rules.hpp"
+#include "model/layout.hpp"
 #include "sglang/side_layout.hpp"
 
 #include <fmt/format.h>
@@ -183,13 +184,81 @@ std::vector<SettingDiff> diffs_for_rule(const std::string& rule, const std::vect
   return out;
 }
 
+namespace {
+
+/// The launch flags (SGLang dest names) behind findings about one side alone.
+const std::map<std::string, std::vector<std::string>>& side_causes()
+{
+  static const std::map<std::string, std::vector<std::string>> k_causes = {
+    {"startup-parallel-sizes", {"tp_size", "dp_size"}},
+    {"startup-divisibility", {"tp_size"}},
+    {"startup-mamba-groups", {"tp_size"}},
+    {"startup-attention-heads", {"tp_size"}},
+    {"startup-pp-layers", {"pp_size"}},
+    {"startup-unified-memory", {"enable_unified_memory"}},
+    {"startup-dcp-transfer", {"dcp_size"}},
+    {"dcp-topology", {"dcp_size"}},
+    {"startup-backend-state", {"disaggregation_transfer_backend"}},
+  };
+  return k_causes;
+}
+
+/// Attention TP sizes up to 64 at which the side's model lays out (every state
+/// dimension divides): what a TP refusal can be changed to.
+std::vector<int> servable_attention_tp(const Side& s)
+{
+  std::vector<int> out;
+  model::LayoutInput li = sglang::layout_input(s);
+  const int other = std::max(1, li.enable_dp_attention ? li.dp_size : 1) * std::max(1, li.attn_cp_size);
+  for (int attn_tp = 1; attn_tp <= 64; attn_tp *= 2) {
+    li.tp_size = attn_tp * other;
+    if (model::compute_layout(li).servable()) {
+      out.push_back(attn_tp);
+    }
+  }
+  return out;
+}
+
+/// "prefill.yaml:7 sets --tp-size 16", for the flags of `dests` the side gave,
+/// and for a TP refusal the attention TP sizes that would start.
+std::string side_change(const std::string& rule, const Side& s)
+{
+  auto it = side_causes().find(rule);
+  if (it == side_causes().end()) {
+    return "";
+  }
+  std::vector<std::string> set;
+  for (const std::string& dest : it->second) {
+    if (auto g = s.args.given.find(dest); g != s.args.given.end()) {
+      set.push_back(fmt::format("{} sets {}", flag_place(s, dest), g->second.value.empty()
+                                                                     ? g->second.flag
+                                                                     : g->second.flag + " " + g->second.value));
+    }
+  }
+  std::string out = fmt::format("{}", fmt::join(set, "; "));
+  if (it->second.front() == "tp_size" && rule != "startup-parallel-sizes") {
+    const std::vector<int> ok = servable_attention_tp(s);
+    if (!ok.empty()) {
+      out += fmt::format("{}this model starts at attention TP {}", out.empty() ? "" : "; ", fmt::join(ok, ", "));
+    }
+  }
+  return out;
+}
+
+} // namespace
+
 void add_remedies(std::vector<Finding>& findings, const CheckInput& in)
 {
   const std::vector<SettingDiff> diffs = setting_diffs(in);
-  if (diffs.empty()) {
-    return;
-  }
   for (Finding& f : findings) {
+    if (f.side == "prefill" || f.side == "decode") {
+      if (f.change.empty()) {
+        f.change = side_change(f.rule, f.side == "prefill" ? in.prefill : in.decode);
+      }
+      if (!f.change.empty()) {
+        continue;
+      }
+    }
     const std::vector<SettingDiff> mine = diffs_for_rule(f.rule, diffs);
     if (mine.empty()) {
       continue;

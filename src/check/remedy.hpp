@@ -34,8 +34,10 @@ std::vector<SettingDiff> setting_diffs(const CheckInput& in);
 /// remedy.cpp); empty for rules no launch setting causes.
 std::vector<SettingDiff> diffs_for_rule(const std::string& rule, const std::vector<SettingDiff>& diffs);
 
-/// Fills each finding's `change` and evidence.settings from the settings its
-/// rule depends on that differ on this pair.
+/// Fills each finding's `change`: for a finding about one side, where that side
+/// sets the flag behind it (and, for a TP refusal, the attention TP sizes at
+/// which the model starts); otherwise the settings its rule depends on that
+/// differ on this pair, also as evidence.settings.
 void add_remedies(std::vector<Finding>& findings, const CheckInput& in);
 
 } // namespace pdcheck::check

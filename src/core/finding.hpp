@@ -32,7 +32,7 @@ struct Finding
   std::optional<int> component;
   nlohmann::ordered_json evidence = nlohmann::ordered_json::object();
   std::string fix;    ///< the rule's general advice
-  std::string change; ///< for a pair finding: the setting to change on which side, where ("" when none applies)
+  std::string change; ///< the launch setting to change, on which side and where (check/remedy); "" when none applies
 };
 
 } // namespace pdcheck

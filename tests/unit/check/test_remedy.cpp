@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 using namespace pdcheck;
 
 namespace {
@@ -82,4 +84,21 @@ TEST_CASE("remedy: values, defaults and dtypes", "[check][remedy]")
   CHECK(check::diffs_for_rule("bootstrap-page-size", all).size() == 1);
   CHECK(check::diffs_for_rule("silent-wrong-bytes", all).size() == 2);
   CHECK(check::diffs_for_rule("startup-divisibility", all).empty());
+}
+
+TEST_CASE("remedy: a side that cannot start names its flag and the TP sizes that start", "[check][remedy]")
+{
+  // Nemotron-H 8B has n_groups 8 and 128 Mamba heads (temporal (128, 64, 128) at
+  // tp 1): attention TP must divide 8, and 1, 2, 4, 8 also divide 128; 16 cannot start.
+  const std::string pair = "nemotron-tp16-cannot-start";
+  const check::CheckResult r = check::run_check(example(pair));
+  REQUIRE(r.findings.size() == 1);
+  CHECK(r.findings[0].rule == "startup-mamba-groups");
+  CHECK(r.findings[0].change == file(pair, "prefill", 4) + " sets --tp 16; this model starts at attention TP 1, 2, 4, 8");
+
+  const check::CheckResult dcp = check::run_check(example("mori-dcp-startup"));
+  const auto it = std::find_if(dcp.findings.begin(), dcp.findings.end(),
+                               [](const Finding& f) { return f.rule == "startup-dcp-transfer"; });
+  REQUIRE(it != dcp.findings.end());
+  CHECK(it->change == file("mori-dcp-startup", "decode", 6) + " sets --dcp-size 2");
 }
