@@ -12,6 +12,7 @@
 #include "util/spellcheck.hpp"
 #include "wire/registration.hpp"
 #include "wire/registration_codec.hpp"
+#include "util/plural.hpp"
 
 #include <fmt/format.h>
 
@@ -503,10 +504,10 @@ CheckResult check(const CheckInput& input, Depth depth)
         reg.dst_state_data_ptrs.empty() ? std::vector<std::uint64_t>{} : reg.dst_state_data_ptrs[0];
       if (parsed_ptrs != registered) {
         Finding f = make_finding(RuleId::registration_misread,
-                                 fmt::format("prefill SGLang {} reads {} state pointer(s) from decode SGLang {}'s "
+                                 fmt::format("prefill SGLang {} reads {} from decode SGLang {}'s "
                                              "registration where the decode registered {}; the writes go to "
                                              "addresses the decode never registered",
-                                             prefill.profile.name, parsed_ptrs.size(), decode.profile.name,
+                                             prefill.profile.name, counted(static_cast<long long>(parsed_ptrs.size()), "state pointer"), decode.profile.name,
                                              registered.size()));
         f.side = "prefill";
         f.decode_rank = d;

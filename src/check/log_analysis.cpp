@@ -2,6 +2,7 @@
 
 #include "check/log_causes.hpp"
 #include "check/log_liveness.hpp"
+#include "util/plural.hpp"
 
 #include <fmt/format.h>
 
@@ -298,9 +299,9 @@ Analysis mori_single_index(const json& v)
 
 Analysis component_count(const json& v)
 {
-  return explained(fmt::format("The prefill has {} state component(s) and the decode registered {}: the sides disagree on "
+  return explained(fmt::format("The prefill has {} and the decode registered {}: the sides disagree on "
                            "which state types exist, as with different SGLang versions, models or flags.",
-                           v["local"].get<std::int64_t>(), v["remote"].get<std::int64_t>()));
+                           counted(v["local"].get<std::int64_t>(), "state component"), v["remote"].get<std::int64_t>()));
 }
 
 Analysis unified_one_side(const json&)
@@ -322,9 +323,9 @@ Analysis unified_unequal(const json& v)
 
 Analysis envelope_kv(const json& v)
 {
-  return explained(fmt::format("On the unified-memory whole-envelope path the prefill has {} KV region(s) and the decode "
+  return explained(fmt::format("On the unified-memory whole-envelope path the prefill has {} and the decode "
                            "{}: unified memory on one side only, or different page sizes or models.",
-                           v["src_regions"].get<std::int64_t>(), v["dst_regions"].get<std::int64_t>()));
+                           counted(v["src_regions"].get<std::int64_t>(), "KV region"), v["dst_regions"].get<std::int64_t>()));
 }
 
 Analysis page_size(const json& v)

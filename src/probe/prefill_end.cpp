@@ -14,6 +14,7 @@
 #include "sglang/side_layout.hpp"
 #include "wire/base64.hpp"
 #include "wire/transfer_info.hpp"
+#include "util/plural.hpp"
 
 #include <fmt/format.h>
 
@@ -224,7 +225,7 @@ ProbeReport run_prefill_end(const sglang::Side& prefill, const ProbeOptions& o, 
       r.refusals.push_back("no prefill rank sends state to any decode rank for this pair");
     }
     t->phase().ok = r.refusals.empty();
-    t->phase().detail = fmt::format("{} rank pair(s)", base.pairs.size());
+    t->phase().detail = counted(static_cast<long long>(base.pairs.size()), "rank pair");
     t->done();
 
     t.emplace(r, Phase::connect);
@@ -282,8 +283,9 @@ ProbeReport run_prefill_end(const sglang::Side& prefill, const ProbeOptions& o, 
       if (!per_rank.is_array() || per_rank.size() != decode_layout.ranks.size()) {
         throw ProbeError(Phase::transfer_info,
                          fmt::format("the peer's transfer_info for request {} has per_rank = {}: expected one entry "
-                                     "for each of the decode's {} rank(s)",
-                                     req.index, peer_value_text(per_rank), decode_layout.ranks.size()),
+                                     "for each of the decode's {}",
+                                     req.index, peer_value_text(per_rank),
+                                     counted(static_cast<long long>(decode_layout.ranks.size()), "rank")),
                          "that both ends run the same pdcheck version");
       }
       // Every decode rank sends the same shape; the first one decides the count.

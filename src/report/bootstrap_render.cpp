@@ -1,4 +1,5 @@
 #include "report/bootstrap_render.hpp"
+#include "util/plural.hpp"
 
 #include <fmt/format.h>
 
@@ -36,7 +37,7 @@ std::string server_text(const BootstrapServer& server, const check::PrefillFromS
       out += fmt::format("  {}: {} {} ({})\n", check::fact_source_name(f.source), f.name, value_text(f.value), f.why);
     }
   }
-  out += fmt::format("  endpoints: {} prefill rank(s){}\n", server.endpoints.size(),
+  out += fmt::format("  endpoints: {}{}\n", counted(static_cast<long long>(server.endpoints.size()), "prefill rank"),
                      server.missing_ranks.empty() ? ""
                                                   : fmt::format(", {} never registered", server.missing_ranks.size()));
   for (std::size_t i = 0; i < server.endpoints.size() && i < k_endpoints_shown; ++i) {

@@ -2,6 +2,8 @@
 
 #include "core/transfer_backend.hpp"
 #include "wire/generation.hpp"
+#include "util/plural.hpp"
+#include "util/units.hpp"
 
 #include <fmt/format.h>
 
@@ -53,14 +55,14 @@ std::string capture_summary_to_text(const PcapFile& pcap, const capture::Capture
   for (const capture::FlowReport& f : r.flows) {
     (f.verdict == capture::FlowVerdict::zmtp ? zmtp : other) += 1;
   }
-  out += fmt::format("flows    {} TCP flow(s): {} ZMTP, {} other\n", r.flows.size(), zmtp, other);
+  out += fmt::format("flows    {}: {} ZMTP, {} other\n", counted(static_cast<long long>(r.flows.size()), "TCP flow"), zmtp, other);
   for (const capture::FlowReport& f : r.flows) {
     if (f.verdict != capture::FlowVerdict::zmtp) {
       continue;
     }
-    out += fmt::format("  {}  ZMTP {} {}{} · {} bytes · {} message(s) · {}\n", flow_label(f), f.zmtp_version,
-                       f.mechanism, f.socket_type.empty() ? "" : " " + f.socket_type, f.stream_bytes,
-                       f.message_count, flow_state(f));
+    out += fmt::format("  {}  ZMTP {} {}{} · {} · {} · {}\n", flow_label(f), f.zmtp_version,
+                       f.mechanism, f.socket_type.empty() ? "" : " " + f.socket_type, bytes_text(f.stream_bytes),
+                       counted(static_cast<long long>(f.message_count), "message"), flow_state(f));
   }
   std::map<std::int64_t, std::set<std::string>> ranks; // decode rank -> the decode hosts that registered it
   for (const capture::FoundMessage& m : r.messages) {
@@ -82,16 +84,17 @@ std::string capture_summary_to_text(const PcapFile& pcap, const capture::Capture
   }
   for (const capture::FoundMessage& m : r.messages) {
     if (m.kind == capture::MessageKind::unclassified) {
-      out += fmt::format("unclassified: {} stream byte {}: {} frame(s): {}\n", flow_label(r.flows[m.flow]), m.offset,
-                         m.frame_count, m.problem);
+      out += fmt::format("unclassified: {} stream byte {}: {}: {}\n", flow_label(r.flows[m.flow]), m.offset,
+                         counted(static_cast<long long>(m.frame_count), "frame"), m.problem);
     }
   }
   if (r.transfer_infos > run.max_transfer_infos) {
-    out += fmt::format("{} more TransferInfo(s) counted but not written (--max-transfer-infos {})\n",
-                       r.transfer_infos - run.max_transfer_infos, run.max_transfer_infos);
+    out += fmt::format("{} counted but not written (--max-transfer-infos {})\n",
+                       counted(static_cast<long long>(r.transfer_infos - run.max_transfer_infos), "more TransferInfo"),
+                       run.max_transfer_infos);
   }
   if (!run.written.empty()) {
-    out += fmt::format("wrote {} capture file(s) to {}/\n", run.written.size(), run.out);
+    out += fmt::format("wrote {} to {}/\n", counted(static_cast<long long>(run.written.size()), "capture file"), run.out);
     for (const CaptureRun::Written& w : run.written) {
       out += fmt::format("  {}  {}\n", w.path, capture::message_description(r.messages[w.message]));
     }

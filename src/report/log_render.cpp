@@ -1,4 +1,5 @@
 #include "report/log_render.hpp"
+#include "util/plural.hpp"
 
 #include <fmt/format.h>
 
@@ -101,8 +102,8 @@ std::string log_explanation_to_text(const check::LogExplanation& e)
   for (const check::LogMatch& m : e.matches) {
     failures += m.severity != "info" ? 1 : 0;
   }
-  out += fmt::format("{} known PD failure(s), {} note(s), {} unrecognised\n", failures, e.matches.size() - failures,
-                     e.unrecognised.size());
+  out += fmt::format("{}, {}, {} unrecognised\n", counted(static_cast<long long>(failures), "known PD failure"),
+                     counted(static_cast<long long>(e.matches.size() - failures), "note"), e.unrecognised.size());
   return out;
 }
 

@@ -1,4 +1,6 @@
 #include "report/probe_render.hpp"
+#include "util/plural.hpp"
+#include "util/units.hpp"
 
 #include <fmt/format.h>
 
@@ -163,15 +165,15 @@ std::string probe_to_text(const ProbeResult& r)
                        r.gpu->driver_version % 1000 / 10, describe_memory_path(r.memory_path));
   }
   if (!r.backend.empty()) {
-    out += fmt::format("  backend {}, prefill {} ({} rank(s)), decode {} ({} rank(s)), {} slots, {:.1f} MB of state pools\n",
-                       r.backend, r.prefill_profile, r.prefill_ranks, r.decode_profile, r.decode_ranks, r.slots,
-                       static_cast<double>(r.pool_bytes) / 1e6);
+    out += fmt::format("  backend {}, prefill {} ({}), decode {} ({}), {}, {} of state pools\n", r.backend,
+                       r.prefill_profile, counted(r.prefill_ranks, "rank"), r.decode_profile,
+                       counted(r.decode_ranks, "rank"), counted(r.slots, "slot"), bytes_text(static_cast<std::uint64_t>(r.pool_bytes)));
   }
   out += "phases:\n";
   for (const ProbePhase& p : r.phases) {
     out += fmt::format("  {:<16} {:>9.3f} ms", p.name, p.seconds * 1e3);
     if (p.bytes > 0) {
-      out += fmt::format("  {:>12} bytes", p.bytes);
+      out += fmt::format("  {:>10}", bytes_text(static_cast<std::uint64_t>(p.bytes)));
     }
     if (p.work_requests > 0) {
       out += fmt::format("  {:>7} WRs", p.work_requests);
@@ -185,7 +187,7 @@ std::string probe_to_text(const ProbeResult& r)
     out += "\n";
   }
   if (!r.requests.empty()) {
-    out += fmt::format("transfer: {} bytes in {} work requests, {:.3f} GB/s", r.bytes, r.work_requests,
+    out += fmt::format("transfer: {} in {}, {:.3f} GB/s", bytes_text(static_cast<std::uint64_t>(r.bytes)), counted(static_cast<long long>(r.work_requests), "work request"),
                        r.bandwidth_gbytes_per_s());
     if (r.line_rate_gbps > 0) {
       out += fmt::format(" ({:.1f}% of {:g} Gb/s line rate)", 100.0 * r.bandwidth_gbytes_per_s() * 8.0 / r.line_rate_gbps,
@@ -195,15 +197,16 @@ std::string probe_to_text(const ProbeResult& r)
                        r.latency_percentile(99) * 1e3);
     for (const ProbeRequest& q : r.requests) {
       if (q.outcome != "verified") {
-        out += fmt::format("  request {} (room {}, slot {} -> {}, {} state index(es)): {}{}{}\n", q.index, q.room,
-                           q.src_slot, q.dst_slot, q.state_indices_sent, q.outcome,
+        out += fmt::format("  request {} (room {}, slot {} -> {}, {}): {}{}{}\n", q.index, q.room,
+                           q.src_slot, q.dst_slot, counted(q.state_indices_sent, "state index", "state indices"), q.outcome,
                            q.sglang_error ? ": " + *q.sglang_error : "",
                            q.transport_error ? ": " + *q.transport_error : "");
       }
     }
   }
   if (r.verification.bytes > 0 || !r.verification.clean()) {
-    out += fmt::format("verification: {} bytes checked, {} wrong, {} never arrived, {} stray\n", r.verification.bytes,
+    out += fmt::format("verification: {} checked, {} wrong, {} never arrived, {} stray (bytes)\n",
+                       bytes_text(static_cast<std::uint64_t>(r.verification.bytes)),
                        r.verification.wrong, r.verification.unwritten, r.verification.stray);
     for (const ProbeMismatch& m : r.verification.ranges) {
       out += "  " + m.description + "\n";

@@ -119,7 +119,7 @@ TEST_CASE("explain: an unreachable bootstrap server, rendered whole", "[explain]
     "  fix: {}\n"
     "  confirm: {}\n"
     "\n"
-    "1 known PD failure(s), 0 note(s), 0 unrecognised\n",
+    "1 known PD failure, 0 notes, 0 unrecognised\n",
     reason, check::cause_fix("bootstrap_unreachable"), e.matches[0].confirm);
   CHECK(report::log_explanation_to_text(e) == expected);
 }

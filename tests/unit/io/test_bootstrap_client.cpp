@@ -740,7 +740,7 @@ TEST_CASE("pdcheck bootstrap from the command line", "[io][bootstrap][cli]")
                       0) == 0);
     CHECK(r.out.find("  assumed: model qwen3-next-80b-a3b (the bootstrap server does not say which model the prefill "
                      "serves; the decode side's)\n") != std::string::npos);
-    CHECK(r.out.find("  endpoints: 2 prefill rank(s)\n"
+    CHECK(r.out.find("  endpoints: 2 prefill ranks\n"
                      "    dp 0 cp 0 tp 0 pp 0  10.0.0.11:41001\n"
                      "    dp 0 cp 0 tp 1 pp 0  10.0.0.11:41002\n") != std::string::npos);
     CHECK(r.out.find("\nprefill  " + server.url() + " · qwen3-next-80b-a3b") != std::string::npos);
@@ -800,7 +800,7 @@ TEST_CASE("pdcheck bootstrap from the command line", "[io][bootstrap][cli]")
     LoopbackServer server(std::ref(e));
     const Run r = pdcheck_cli("bootstrap " + server.url() + " examples/bootstrap/decode.yaml --timeout 0.4");
     CHECK(r.code == 1);
-    CHECK(r.out.find("  endpoints: 1 prefill rank(s), 1 never registered\n") != std::string::npos);
+    CHECK(r.out.find("  endpoints: 1 prefill rank, 1 never registered\n") != std::string::npos);
     CHECK(r.out.find("error [bootstrap-rank-missing] bootstrap · prefill") != std::string::npos);
     CHECK(r.out.find("prefill rank dp 0 cp 0 tp 1 pp 0 has not registered its endpoint with " + server.url() +
                      ": the last answer was 404 Bootstrap info not found for dp_rank=0 cp_rank=0 tp_rank=1 "

@@ -361,7 +361,7 @@ TEST_CASE("probe::run_prefill_end: a TransferInfo with no per-rank entry is refu
   const EndRun run = prefill_end_against(decode_sending(
     {{"type", "transfer_info"}, {"request", 0}, {"room", 1000}, {"per_rank", nlohmann::json::array()}}));
   const std::string message =
-    "the peer's transfer_info for request 0 has per_rank = []: expected one entry for each of the decode's 1 rank(s)";
+    "the peer's transfer_info for request 0 has per_rank = []: expected one entry for each of the decode's 1 rank";
   check_failure(run, "transfer-info", message);
   check_told(run, message);
   CHECK(run.report.requests.empty()); // nothing was written

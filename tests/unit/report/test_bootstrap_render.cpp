@@ -79,7 +79,7 @@ TEST_CASE("bootstrap_to_text: the server, its endpoints and notes, then the chec
   CHECK(text.rfind(head, 0) == 0);
   CHECK(text.find("\n  from the server: attn_tp_size 2") != std::string::npos);
   CHECK(text.find("\n  derived: tp_size 2 (attn_tp_size × attn_cp_size)\n") != std::string::npos);
-  CHECK(text.find("  endpoints: 2 prefill rank(s), 1 never registered\n"
+  CHECK(text.find("  endpoints: 2 prefill ranks, 1 never registered\n"
                   "    dp 0 cp 0 tp 0 pp 0  10.0.0.2:17000\n"
                   "    dp 0 cp 0 tp 1 pp 0  [fd00::2]:17001\n"
                   "  note: the server answered 503 twice before every rank registered\n\n") != std::string::npos);

@@ -26,13 +26,13 @@ TEST_CASE("capture_summary_to_text: counts, the files written, the TransferInfos
   const std::string nothing = report::capture_summary_to_text(pcap, r, run);
   CHECK(nothing == "pcap     x.pcap · pcapng · link type EN10MB · 12 packets (10 TCP, 2 outside --port/--host)\n"
                    "         1 TCP packets were IP fragments (not reassembled, their flows show gaps)\n"
-                   "flows    0 TCP flow(s): 0 ZMTP, 0 other\n"
+                   "flows    0 TCP flows: 0 ZMTP, 0 other\n"
                    "messages 3: 1 mooncake registration, 2 mooncake transfer_info\n"
-                   "2 more TransferInfo(s) counted but not written (--max-transfer-infos 3)\n"
+                   "2 more TransferInfos counted but not written (--max-transfer-infos 3)\n"
                    "no registration or TransferInfo found: nothing written\n");
   run.written.push_back({0, "out/0001-registration-mooncake.json"});
   const std::string wrote = report::capture_summary_to_text(pcap, r, run);
-  CHECK(wrote.find("wrote 1 capture file(s) to out/\n  out/0001-registration-mooncake.json  " +
+  CHECK(wrote.find("wrote 1 capture file to out/\n  out/0001-registration-mooncake.json  " +
                    capture::message_description(m) + "\n") != std::string::npos);
   const auto j = report::capture_summary_to_json(pcap, r, run);
   CHECK(j["pcap"] == "x.pcap");

@@ -76,13 +76,13 @@ TEST_CASE("probe_to_text: a corrupted run lists what went wrong", "[report]")
 {
   const std::string text = report::probe_to_text(corrupted_run());
   CHECK(text.rfind("pdcheck probe (decode): nemotron-h-8b over tcp, host memory\n", 0) == 0);
-  CHECK(text.find("  backend mooncake, prefill v0.5.5 (2 rank(s)), decode v0.5.5 (1 rank(s)), 4 slots, 3.0 MB of "
+  CHECK(text.find("  backend mooncake, prefill v0.5.5 (2 ranks), decode v0.5.5 (1 rank), 4 slots, 2.9 MiB of "
                   "state pools\n") != std::string::npos);
   CHECK(text.find("  verify               1.000 ms  FAILED  2 bytes wrong\n") != std::string::npos);
   CHECK(text.find("(16.0% of 100 Gb/s line rate); latency p50 2.000 ms, p99 4.000 ms\n") != std::string::npos);
-  CHECK(text.find("  request 1 (room 7, slot 1 -> 2, 1 state index(es)): corrupted\n") != std::string::npos);
+  CHECK(text.find("  request 1 (room 7, slot 1 -> 2, 1 state index): corrupted\n") != std::string::npos);
   CHECK(text.find("request 0 ") == std::string::npos); // verified requests are not listed
-  CHECK(text.find("verification: 2000000 bytes checked, 2 wrong, 0 never arrived, 0 stray\n") != std::string::npos);
+  CHECK(text.find("verification: 1.9 MiB checked, 2 wrong, 0 never arrived, 0 stray (bytes)\n") != std::string::npos);
   CHECK(text.find("  ... and 5 more ranges\n") != std::string::npos);
   REQUIRE(text.size() >= 13);
   CHECK(text.compare(text.size() - 13, 13, "verified: no\n") == 0);
