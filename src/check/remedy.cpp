@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <optional>
 
 namespace pdcheck::check {
 
@@ -47,7 +48,14 @@ std::string key_place(const Side& s, const std::string& key)
 std::string flag_place(const Side& s, const std::string& dest)
 {
   if (auto it = s.args.given.find(dest); it != s.args.given.end() && it->second.origin.find(':') != std::string::npos) {
-    return it->second.origin;
+    // "FILE:LINE:COL" with the path normalised as file_place does it.
+    const std::string& origin = it->second.origin;
+    const std::size_t col = origin.rfind(':');
+    const std::size_t line = col == 0 ? std::string::npos : origin.rfind(':', col - 1);
+    if (line == std::string::npos || line == 0) {
+      return origin;
+    }
+    return std::filesystem::path(origin.substr(0, line)).lexically_normal().string() + origin.substr(line);
   }
   return args_place(s);
 }
@@ -245,6 +253,70 @@ std::string side_change(const std::string& rule, const Side& s)
   return out;
 }
 
+/// "file:line:col" (as ArgOrigin::origin holds a flag read from a file) as a
+/// place; nullopt for "argv[3]" and other origins without a position.
+std::optional<FindingPlace> parse_place(const std::string& side, const std::string& origin)
+{
+  const std::size_t col_colon = origin.rfind(':');
+  if (col_colon == std::string::npos || col_colon == 0) {
+    return std::nullopt;
+  }
+  const std::size_t line_colon = origin.rfind(':', col_colon - 1);
+  if (line_colon == std::string::npos || line_colon == 0) {
+    return std::nullopt;
+  }
+  const std::string line = origin.substr(line_colon + 1, col_colon - line_colon - 1);
+  const std::string column = origin.substr(col_colon + 1);
+  auto digits = [](const std::string& t) {
+    return !t.empty() && t.size() < 9 && std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  if (!digits(line) || !digits(column)) {
+    return std::nullopt;
+  }
+  return FindingPlace{side, std::filesystem::path(origin.substr(0, line_colon)).lexically_normal().string(),
+                      std::stoi(line), std::stoi(column)};
+}
+
+/// Where side `s` sets `dest` (an SGLang dest name), or a side-file key such
+/// as "sglang" or "env"; nullopt when it is not set in a file.
+std::optional<FindingPlace> place_of(const Side& s, const std::string& dest)
+{
+  if (auto g = s.args.given.find(dest); g != s.args.given.end()) {
+    return parse_place(role(s), g->second.origin);
+  }
+  if (auto k = s.locations.find(dest); k != s.locations.end() && k->second.line > 0) {
+    return FindingPlace{role(s), k->second.file.empty() ? s.origin : k->second.file, k->second.line,
+                        k->second.column};
+  }
+  return std::nullopt;
+}
+
+/// The dest name (or side-file key) behind a SettingDiff's setting.
+std::string dest_of_setting(const Side& s, const std::string& setting)
+{
+  if (setting == "SGLang release") {
+    return "sglang";
+  }
+  if (setting == "attention TP") {
+    return "tp_size";
+  }
+  if (setting == "SSM state dtype") {
+    return s.args.env.count("SGLANG_MAMBA_SSM_DTYPE") ? "env" : "mamba_ssm_dtype";
+  }
+  std::string dest = setting.rfind("--", 0) == 0 ? setting.substr(2) : setting;
+  std::replace(dest.begin(), dest.end(), '-', '_');
+  return dest;
+}
+
+void add_place(std::vector<FindingPlace>& places, std::optional<FindingPlace> p)
+{
+  if (p && std::none_of(places.begin(), places.end(), [&](const FindingPlace& q) {
+        return q.side == p->side && q.file == p->file && q.line == p->line && q.column == p->column;
+      })) {
+    places.push_back(std::move(*p));
+  }
+}
+
 } // namespace
 
 void add_remedies(std::vector<Finding>& findings, const CheckInput& in)
@@ -252,10 +324,16 @@ void add_remedies(std::vector<Finding>& findings, const CheckInput& in)
   const std::vector<SettingDiff> diffs = setting_diffs(in);
   for (Finding& f : findings) {
     if (f.side == "prefill" || f.side == "decode") {
+      const Side& s = f.side == "prefill" ? in.prefill : in.decode;
       if (f.change.empty()) {
-        f.change = side_change(f.rule, f.side == "prefill" ? in.prefill : in.decode);
+        f.change = side_change(f.rule, s);
       }
       if (!f.change.empty()) {
+        if (auto it = side_causes().find(f.rule); it != side_causes().end()) {
+          for (const std::string& dest : it->second) {
+            add_place(f.places, place_of(s, dest));
+          }
+        }
         continue;
       }
     }
@@ -267,6 +345,8 @@ void add_remedies(std::vector<Finding>& findings, const CheckInput& in)
     auto settings = nlohmann::ordered_json::array();
     for (const SettingDiff& d : mine) {
       changes.push_back(d.change);
+      add_place(f.places, place_of(in.prefill, dest_of_setting(in.prefill, d.setting)));
+      add_place(f.places, place_of(in.decode, dest_of_setting(in.decode, d.setting)));
       settings.push_back({{"setting", d.setting},
                           {"prefill", d.prefill},
                           {"decode", d.decode},

@@ -10,6 +10,9 @@
 #include "io/sglang_config.hpp"
 #include "util/error.hpp"
 #include "util/spellcheck.hpp"
+#include "util/word_positions.hpp"
+
+#include <fmt/format.h>
 
 #include <yaml-cpp/yaml.h>
 
@@ -238,16 +241,35 @@ std::string scalar_field(const std::string& field, const YAML::Node& value, cons
   return value.Scalar();
 }
 
-std::vector<std::string> args_words(const std::string& file, const YAML::Node& value, const std::string& where)
+/// The launch words of `args:` with where each was written ("file:line:col",
+/// or "" where the split changed a word so it cannot be found as written).
+/// `text` is the file's text and `end` the offset where the next field starts.
+struct PlacedWords
+{
+  std::vector<std::string> words;
+  std::vector<std::string> places;
+};
+
+PlacedWords args_words(const std::string& file,
+                       std::string_view text,
+                       std::size_t end,
+                       const YAML::Node& value,
+                       const std::string& where)
 {
   const std::string expected = "a string or a list of strings";
   if (value.IsScalar()) {
-    return sglang::split_command_line(value.Scalar(), where);
+    PlacedWords out;
+    out.words = sglang::split_command_line(value.Scalar(), where);
+    const std::size_t begin = value.Mark().pos >= 0 ? static_cast<std::size_t>(value.Mark().pos) : end;
+    for (const std::optional<TextPosition>& p : locate_words(text, begin, end, out.words)) {
+      out.places.push_back(p ? fmt::format("{}:{}:{}", file, p->line, p->column) : "");
+    }
+    return out;
   }
   if (!value.IsSequence()) {
     throw InputError(where, "args: expected " + expected + ", got " + kind_name(value));
   }
-  std::vector<std::string> words;
+  PlacedWords out;
   for (std::size_t i = 0; i < value.size(); ++i) {
     const YAML::Node item = value[i];
     const std::string item_where = where_of(file, item.Mark());
@@ -266,9 +288,25 @@ std::vector<std::string> args_words(const std::string& file, const YAML::Node& v
                                        "single words (write '" + flag + "' and the value as two items, or '" + flag +
                                        "=...')");
     }
-    words.push_back(word);
+    out.words.push_back(word);
+    out.places.push_back(item_where);
   }
-  return words;
+  return out;
+}
+
+/// Where the field after `value` starts in the file: the nearest key of the
+/// top-level mapping past the value's own position (`fallback` when none).
+std::size_t field_end(const YAML::Node& root, const YAML::Node& value, std::size_t fallback)
+{
+  std::size_t end = fallback;
+  const int from = value.Mark().pos;
+  for (auto it = root.begin(); it != root.end(); ++it) {
+    const int at = it->first.Mark().pos;
+    if (at > from && static_cast<std::size_t>(at) < end) {
+      end = static_cast<std::size_t>(at);
+    }
+  }
+  return end;
 }
 
 std::map<std::string, std::string> env_map(const std::string& file, const YAML::Node& value, const std::string& where)
@@ -401,19 +439,45 @@ Side load_side_file(const std::string& file)
   if (values.count("env")) {
     env = env_map(path, values["env"], value_where["env"]);
   }
-  std::vector<std::string> words;
+  PlacedWords args;
   in.args_where = path;
   if (values.count("args")) {
     in.args_where = value_where["args"];
-    words = args_words(path, values["args"], in.args_where);
+    args = args_words(path, text, field_end(root, values["args"], text.size()), values["args"], in.args_where);
   }
   const ProfileMatch match = side_profile(in);
-  side.args = sglang::parse_launch_args(words, in.args_where, env, &read_sglang_config, in.base_dir,
-                                        flag_table_of(match));
+  side.args = sglang::parse_launch_args(args.words, in.args_where, env, &read_sglang_config, in.base_dir,
+                                        flag_table_of(match), args.places);
   if (values.count("extra_state_types")) {
     side.extra_state_types = extra_state_types(path, values["extra_state_types"], value_where["extra_state_types"]);
   }
   finish_side(side, in, match);
+  return side;
+}
+
+Side side_from_launch(const LaunchedServer& server)
+{
+  Side side;
+  side.origin = server.origin;
+  side.locations = server.locations;
+  SideInputs in;
+  in.origin = server.where;
+  in.role = server.role;
+  in.role_where = server.where;
+  in.sglang = server.sglang;
+  in.sglang_where = server.locations.count("sglang") ? where_of(server.locations.at("sglang")) : server.where;
+  in.model = server.model_ref;
+  in.model_where = server.model_ref.empty() ? server.where : "--model";
+  in.args_where = server.locations.count("args") ? where_of(server.locations.at("args")) : server.where;
+  const ProfileMatch match = side_profile(in);
+  side.args = sglang::parse_launch_args(server.words, in.args_where, server.env, &read_sglang_config, ".",
+                                        flag_table_of(match), server.places);
+  finish_side(side, in, match);
+  if (server.sglang.empty() && !server.sglang_assumption.empty()) {
+    side.sglang = server.image;
+    side.profile_assumption = server.sglang_assumption + "; checked as SGLang " + side.profile.name;
+    side.profile_confidence = "low";
+  }
   return side;
 }
 

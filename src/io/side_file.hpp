@@ -3,7 +3,9 @@
 #include "sglang/side.hpp"
 
 #include <map>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace pdcheck::io {
 
@@ -29,5 +31,25 @@ sglang::Side side_from_args(sglang::Role role,
                             const std::string& sglang_version,
                             const std::map<std::string, std::string>& env,
                             const std::string& origin);
+
+/// A server's launch as read from a deployment (io/manifest): words with where
+/// each was written, its environment, and what the deployment says of it.
+struct LaunchedServer
+{
+  std::vector<std::string> words;
+  std::vector<std::string> places; ///< "file:line:col" per word ("" unknown)
+  std::map<std::string, std::string> env;
+  std::optional<sglang::Role> role; ///< from the deployment's structure, when it says
+  std::string sglang;               ///< release from the image tag; "" when unknown (newest profile)
+  std::string sglang_assumption;    ///< why the release is assumed, when sglang is ""
+  std::string image;                ///< the container image, as written
+  std::string model_ref;            ///< --model given to pdcheck ("" then --model-path)
+  std::string origin;               ///< "m.yaml:12 (LeaderWorkerSet/qwen-prefill, container sglang)"
+  std::string where;                ///< "m.yaml:12:9": errors about the server point here
+  std::map<std::string, sglang::SourceLocation> locations; ///< "args", "sglang" (the image line)
+};
+
+/// Builds a side from a deployment's server, as load_side_file does from a side file.
+sglang::Side side_from_launch(const LaunchedServer& server);
 
 } // namespace pdcheck::io

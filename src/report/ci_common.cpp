@@ -126,12 +126,23 @@ std::vector<FileLocation> finding_locations(const Finding& f, const check::Check
   const std::string_view key = side_key_name(rule != nullptr ? rule->key : SideKey::args);
   const sglang::Side* first = f.side == "decode" ? &in.decode : &in.prefill;
   const sglang::Side* second = first == &in.prefill ? &in.decode : &in.prefill;
-  if (auto loc = side_location(*first, key, base)) {
+  // The line that sets the value behind the finding (check/remedy) when known,
+  // else the side file's key for the rule.
+  auto location = [&](const sglang::Side& side) -> std::optional<FileLocation> {
+    const std::string_view role = sglang::role_name(side.role);
+    for (const FindingPlace& p : f.places) {
+      if (p.side == role) {
+        return FileLocation{relative_uri(p.file, base), std::string(key), p.side, p.line, p.column};
+      }
+    }
+    return side_location(side, key, base);
+  };
+  if (auto loc = location(*first)) {
     out.push_back(*loc);
   }
   if (f.side.empty()) {
     // A pair finding is about both sides' settings.
-    if (auto loc = side_location(*second, key, base)) {
+    if (auto loc = location(*second)) {
       out.push_back(*loc);
     }
   }

@@ -30,6 +30,11 @@ nlohmann::ordered_json finding_to_json(const Finding& f)
   j["evidence"] = f.evidence;
   j["fix"] = f.fix;
   j["change"] = f.change.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(f.change);
+  auto places = nlohmann::ordered_json::array();
+  for (const FindingPlace& p : f.places) {
+    places.push_back({{"side", p.side}, {"file", p.file}, {"line", p.line}, {"column", p.column}});
+  }
+  j["places"] = std::move(places);
   return j;
 }
 

@@ -488,7 +488,8 @@ ServerArgs parse_launch_args(const std::vector<std::string>& words,
                              const std::map<std::string, std::string>& env,
                              ConfigFileReader read_config,
                              const std::string& base_dir,
-                             const FlagTable* flag_table)
+                             const FlagTable* flag_table,
+                             const std::vector<std::string>& word_places)
 {
   const FlagTable& table = flag_table != nullptr ? *flag_table : newest_flag_table();
   ServerArgs result;
@@ -501,7 +502,8 @@ ServerArgs parse_launch_args(const std::vector<std::string>& words,
 
   std::vector<ArgWord> items;
   for (std::size_t i = start; i < words.size(); ++i) {
-    items.push_back(ArgWord{words[i], "argv[" + std::to_string(i) + "]", false});
+    const bool placed = i < word_places.size() && !word_places[i].empty();
+    items.push_back(ArgWord{words[i], placed ? word_places[i] : "argv[" + std::to_string(i) + "]", false});
   }
   items = expand_config(std::move(items), result, origin, read_config, base_dir);
   result.argparse = argparse_outcome(table, items);

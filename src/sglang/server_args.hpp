@@ -122,11 +122,15 @@ using ConfigFileReader = std::vector<ConfigWord> (*)(const std::string& path, co
 /// with origin "argv[i]" (index into `words`) or the config file position.
 /// Options and abbreviations are resolved against `flag_table`, the launch
 /// parser of the side's release (sglang::flag_tables_for); nullptr: the newest.
+/// `word_places`, when given, holds one "file:line:col" per word ("" where not
+/// known): it becomes the word's origin (ArgOrigin::origin) in place of
+/// "argv[N]", so findings can name the line a flag is on. Errors still point at `origin`.
 ServerArgs parse_launch_args(const std::vector<std::string>& words,
                              const std::string& origin,
                              const std::map<std::string, std::string>& env = {},
                              ConfigFileReader read_config = nullptr,
                              const std::string& base_dir = ".",
-                             const FlagTable* flag_table = nullptr);
+                             const FlagTable* flag_table = nullptr,
+                             const std::vector<std::string>& word_places = {});
 
 } // namespace pdcheck::sglang

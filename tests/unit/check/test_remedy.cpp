@@ -27,9 +27,20 @@ check::CheckInput example(const std::string& name)
   return in;
 }
 
+std::string path(const std::string& pair, const std::string& side)
+{
+  return fmt::format("{}/{}{}/{}.yaml", PDCHECK_SOURCE_DIR, k_pairs, pair, side);
+}
+
 std::string file(const std::string& pair, const std::string& side, int line)
 {
-  return fmt::format("{}/{}{}/{}.yaml:{}", PDCHECK_SOURCE_DIR, k_pairs, pair, side, line);
+  return fmt::format("{}:{}", path(pair, side), line);
+}
+
+/// A flag's own position inside `args:` ("FILE:LINE:COL").
+std::string flag_at(const std::string& pair, const std::string& side, int line, int column)
+{
+  return fmt::format("{}:{}:{}", path(pair, side), line, column);
 }
 
 } // namespace
@@ -40,9 +51,11 @@ TEST_CASE("remedy: unified memory on one side names both files and both ways out
   const auto diffs = check::setting_diffs(in);
   REQUIRE(diffs.size() == 1); // same release, TP and dtypes: only the flag differs
   const std::string pair = "seed-mooncake-unified-one-side";
-  // decode.yaml line 4 is its args key; prefill.yaml line 7 (three comment lines first).
-  CHECK(diffs[0].change == file(pair, "decode", 4) + " sets --enable-unified-memory, the prefill does not: add it to " +
-                             file(pair, "prefill", 7) + " or remove it from " + file(pair, "decode", 4));
+  // The decode's flag is on line 7 of its folded `args: >-` (the key is on
+  // line 4); the prefill's args key is on line 7 (three comment lines first).
+  const std::string flag = flag_at(pair, "decode", 7, 3);
+  CHECK(diffs[0].change == flag + " sets --enable-unified-memory, the prefill does not: add it to " +
+                             file(pair, "prefill", 7) + " or remove it from " + flag);
   const check::CheckResult r = check::run_check(in);
   REQUIRE(!r.findings.empty());
   const Finding& f = r.findings.front();
@@ -51,6 +64,12 @@ TEST_CASE("remedy: unified memory on one side names both files and both ways out
   CHECK(f.evidence["settings"][0]["setting"] == "--enable-unified-memory");
   CHECK(f.evidence["settings"][0]["prefill"] == "off");
   CHECK(f.evidence["settings"][0]["decode"] == "on");
+  // Annotations go to the line of the flag; the prefill does not set it, so only the decode has a place.
+  REQUIRE(f.places.size() == 1);
+  CHECK(f.places[0].side == "decode");
+  CHECK(f.places[0].file == path(pair, "decode"));
+  CHECK(f.places[0].line == 7);
+  CHECK(f.places[0].column == 3);
 }
 
 TEST_CASE("remedy: values, defaults and dtypes", "[check][remedy]")
@@ -59,8 +78,9 @@ TEST_CASE("remedy: values, defaults and dtypes", "[check][remedy]")
   const auto diffs = check::setting_diffs(page);
   REQUIRE(diffs.size() == 1);
   const std::string pair = "page-size-mismatch";
-  CHECK(diffs[0].change == "the prefill runs --page-size 64 (" + file(pair, "prefill", 4) + "), the decode 16 (" +
-                             file(pair, "decode", 4) + "): use one value on both sides");
+  // 'args: "--tp 2 --page-size ...': the flag starts in column 15 of line 4 on both sides.
+  CHECK(diffs[0].change == "the prefill runs --page-size 64 (" + flag_at(pair, "prefill", 4, 15) + "), the decode 16 (" +
+                             flag_at(pair, "decode", 4, 15) + "): use one value on both sides");
 
   // The prefill leaves the SSM dtype at SGLang's default (float32); the decode passes --mamba-ssm-dtype bfloat16.
   const auto dtype = check::setting_diffs(example("ssm-dtype-mismatch-slot-size"));
@@ -94,11 +114,15 @@ TEST_CASE("remedy: a side that cannot start names its flag and the TP sizes that
   const check::CheckResult r = check::run_check(example(pair));
   REQUIRE(r.findings.size() == 1);
   CHECK(r.findings[0].rule == "startup-mamba-groups");
-  CHECK(r.findings[0].change == file(pair, "prefill", 4) + " sets --tp 16; this model starts at attention TP 1, 2, 4, 8");
+  CHECK(r.findings[0].change == flag_at(pair, "prefill", 4, 8) + " sets --tp 16; this model starts at attention TP 1, 2, 4, 8");
+  REQUIRE(r.findings[0].places.size() == 1);
+  CHECK(r.findings[0].places[0].side == "prefill");
+  CHECK(r.findings[0].places[0].line == 4);
+  CHECK(r.findings[0].places[0].column == 8);
 
   const check::CheckResult dcp = check::run_check(example("mori-dcp-startup"));
   const auto it = std::find_if(dcp.findings.begin(), dcp.findings.end(),
                                [](const Finding& f) { return f.rule == "startup-dcp-transfer"; });
   REQUIRE(it != dcp.findings.end());
-  CHECK(it->change == file("mori-dcp-startup", "decode", 6) + " sets --dcp-size 2");
+  CHECK(it->change == flag_at("mori-dcp-startup", "decode", 6, 20) + " sets --dcp-size 2");
 }

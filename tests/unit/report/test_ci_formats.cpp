@@ -62,7 +62,7 @@ TEST_CASE("sarif: the driver lists every rule with stable id, title, help and le
   CHECK(rules_json[0]["name"] == "StartupParallelSizes");
 }
 
-TEST_CASE("sarif: a bootstrap finding points at the decode's args key, repository-relative", "[report][sarif]")
+TEST_CASE("sarif: a bootstrap finding points at the decode's --page-size, repository-relative", "[report][sarif]")
 {
   const Pair p = load_pair("page-size-mismatch");
   const auto s = report::check_to_sarif(p.report(), sarif_options());
@@ -73,7 +73,8 @@ TEST_CASE("sarif: a bootstrap finding points at the decode's args key, repositor
   const auto& loc = (*r)["locations"][0];
   CHECK(loc["physicalLocation"]["artifactLocation"]["uri"] == "examples/pairs/page-size-mismatch/decode.yaml");
   CHECK(loc["physicalLocation"]["region"]["startLine"] == 4);
-  CHECK(loc["physicalLocation"]["region"]["startColumn"] == 1);
+  // 'args: "--tp 2 --page-size 16 ...': the flag is in column 15 of line 4.
+  CHECK(loc["physicalLocation"]["region"]["startColumn"] == 15);
   CHECK(loc["logicalLocations"][0]["fullyQualifiedName"] == "decode.args");
   CHECK((*r)["partialFingerprints"]["pdcheck/v1"].get<std::string>().size() == 16);
   CHECK((*r)["properties"]["runtimeError"].get<std::string>().rfind("RuntimeError: Page size mismatch", 0) == 0);
@@ -162,7 +163,7 @@ TEST_CASE("github: annotations carry file, line, col and title, escaped", "[repo
 {
   const Pair p = load_pair("page-size-mismatch");
   const std::string g = report::check_to_github(p.report(), report::PathBase{k_root, k_root});
-  CHECK(g.find("::error file=examples/pairs/page-size-mismatch/decode.yaml,line=4,col=1,title=pdcheck "
+  CHECK(g.find("::error file=examples/pairs/page-size-mismatch/decode.yaml,line=4,col=15,title=pdcheck "
                "bootstrap-page-size::prefill page size 64 != decode page size 16%0ASGLang (") != std::string::npos);
   CHECK(g.find("\npdcheck: incompatible (") != std::string::npos);
   CHECK(report::github_escape_data("50% a\nb\r") == "50%25 a%0Ab%0D");
