@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <ostream>
 
@@ -88,14 +89,104 @@ std::string render_check_report(const std::string& format, const report::CheckRe
   return report::check_to_text(rep, ro);
 }
 
-void write_check_outputs(const std::vector<std::string>& requests, const report::CheckReport& rep,
+namespace {
+
+/// The <testsuite> element of a one-pair JUnit document, and its counts.
+struct JunitSuite
+{
+  std::string xml;
+  long long tests = 0;
+  long long failures = 0;
+  long long skipped = 0;
+};
+
+JunitSuite junit_suite(const std::string& doc)
+{
+  JunitSuite s;
+  const std::size_t begin = doc.find("  <testsuite ");
+  const std::size_t end = doc.find("  </testsuite>\n");
+  s.xml = doc.substr(begin, end + 15 - begin);
+  std::sscanf(doc.c_str() + doc.find("<testsuites "), "<testsuites name=\"pdcheck\" tests=\"%lld\" failures=\"%lld\" "
+              "errors=\"0\" skipped=\"%lld\"", &s.tests, &s.failures, &s.skipped);
+  return s;
+}
+
+std::string pair_title(std::size_t i, std::size_t n, const report::CheckReport& rep)
+{
+  return fmt::format("pair {} of {}: prefill {} × decode {}", i + 1, n, rep.in.prefill.origin, rep.in.decode.origin);
+}
+
+} // namespace
+
+std::string render_check_reports(const std::string& format, const std::vector<report::CheckReport>& reps,
+                                 const std::string& sarif_root, bool color)
+{
+  if (reps.size() == 1) {
+    return render_check_report(format, reps.front(), sarif_root, color);
+  }
+  const std::size_t n = reps.size();
+  std::string out;
+  if (format == "json") {
+    nlohmann::ordered_json j = {{"schema_version", 2}, {"pairs", nlohmann::ordered_json::array()}};
+    for (const report::CheckReport& rep : reps) {
+      j["pairs"].push_back(report::check_to_json(rep));
+    }
+    return j.dump(2) + "\n";
+  }
+  if (format == "sarif" || format == "gitlab") {
+    nlohmann::ordered_json merged;
+    for (const report::CheckReport& rep : reps) {
+      nlohmann::ordered_json one = nlohmann::ordered_json::parse(render_check_report(format, rep, sarif_root));
+      if (merged.is_null()) {
+        merged = std::move(one);
+      } else if (format == "sarif") {
+        for (auto& run : one["runs"]) {
+          merged["runs"].push_back(std::move(run));
+        }
+      } else {
+        for (auto& issue : one) {
+          merged.push_back(std::move(issue));
+        }
+      }
+    }
+    return merged.dump(2) + "\n";
+  }
+  if (format == "junit") {
+    std::string suites;
+    JunitSuite total;
+    for (const report::CheckReport& rep : reps) {
+      const JunitSuite s = junit_suite(render_check_report(format, rep, sarif_root));
+      suites += s.xml;
+      total.tests += s.tests;
+      total.failures += s.failures;
+      total.skipped += s.skipped;
+    }
+    return fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"pdcheck\" tests=\"{}\" "
+                       "failures=\"{}\" errors=\"0\" skipped=\"{}\">\n{}</testsuites>\n",
+                       total.tests, total.failures, total.skipped, suites);
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    if (format == "text") {
+      out += fmt::format("{}== {}\n{}", i == 0 ? "" : "\n", pair_title(i, n, reps[i]),
+                         render_check_report(format, reps[i], sarif_root, color));
+    } else if (format == "markdown") {
+      out += fmt::format("{}## {}\n\n{}", i == 0 ? "" : "\n", pair_title(i, n, reps[i]),
+                         render_check_report(format, reps[i], sarif_root));
+    } else {
+      out += render_check_report(format, reps[i], sarif_root);
+    }
+  }
+  return out;
+}
+
+void write_check_outputs(const std::vector<std::string>& requests, const std::vector<report::CheckReport>& reps,
                          const std::string& sarif_root, std::ostream& out)
 {
   for (const std::string& word : requests) {
     const auto eq = word.find('=');
     const std::string format = word.substr(0, eq);
     const std::string path = word.substr(eq + 1);
-    const std::string text = render_check_report(format, rep, sarif_root);
+    const std::string text = render_check_reports(format, reps, sarif_root);
     if (path == "-") {
       out << text;
       continue;

@@ -25,9 +25,17 @@ CLI::Validator output_request_validator();
 std::string render_check_report(const std::string& format, const report::CheckReport& rep,
                                 const std::string& sarif_root, bool color = false);
 
+/// Several pairs (a manifest with two pools) as one document of `format`:
+/// text and markdown one section per pair, JSON {"schema_version", "pairs"}
+/// (schemas/pairs.schema.json), SARIF one run per pair, JUnit one suite per
+/// pair, GitHub and GitLab every pair's annotations. One pair renders as
+/// render_check_report.
+std::string render_check_reports(const std::string& format, const std::vector<report::CheckReport>& reps,
+                                 const std::string& sarif_root, bool color = false);
+
 /// Writes every `--output FORMAT=PATH` (PATH "-" = standard output, to `out`).
 /// Throws InputError naming the path when a file cannot be written.
-void write_check_outputs(const std::vector<std::string>& requests, const report::CheckReport& rep,
+void write_check_outputs(const std::vector<std::string>& requests, const std::vector<report::CheckReport>& reps,
                          const std::string& sarif_root, std::ostream& out);
 
 } // namespace pdcheck::cli

@@ -3,6 +3,7 @@
 #include "cli/command.hpp"
 #include "cli/options.hpp"
 #include "io/capture_file.hpp"
+#include "io/manifest.hpp"
 #include "io/output_file.hpp"
 #include "io/settings_file.hpp"
 #include "io/side_file.hpp"
@@ -33,6 +34,8 @@ struct CheckOptions
   std::string decode_sglang;
   std::vector<std::string> prefill_env;
   std::vector<std::string> decode_env;
+  std::vector<std::string> manifests;     ///< --manifest FILE (repeatable; - is standard input)
+  std::vector<std::string> manifest_env;  ///< --manifest-env NAME=VALUE
   std::string plan;
   ReportOptions report;
   std::vector<std::string> transfer_infos;  ///< --transfer-info CAPTURE
@@ -116,6 +119,71 @@ void refuse_misplaced_sides(const CheckOptions& o, const check::CheckInput& in)
     throw InputError(o.decode_file, "is a prefill side (role: prefill) given as DECODE; pdcheck check takes PREFILL, "
                                     "then DECODE");
   }
+}
+
+/// --manifest: every prefill server paired with every decode server.
+std::vector<check::CheckInput> manifest_pairs(const CheckOptions& o)
+{
+  if (!o.prefill_file.empty() || !o.decode_file.empty() || !o.prefill_args.empty() || !o.decode_args.empty()) {
+    throw InputError("--manifest", "give either manifests or the two sides (side files or --prefill-args/--decode-args), "
+                                   "not both");
+  }
+  if (!o.decode_captures.empty() || !o.transfer_infos.empty()) {
+    throw InputError("--manifest", "--decode-capture and --transfer-info go with side files, one pair at a time");
+  }
+  io::ManifestOptions options;
+  options.model_ref = o.model;
+  options.prefill_sglang = o.prefill_sglang;
+  options.decode_sglang = o.decode_sglang;
+  for (const std::string& kv : o.manifest_env) {
+    const std::size_t eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      throw InputError("--manifest-env", "expected NAME=VALUE, got '" + kv + "'");
+    }
+    options.variables[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  std::vector<sglang::Side> prefills;
+  std::vector<sglang::Side> decodes;
+  std::vector<std::string> others;
+  for (const io::ManifestServer& server : io::read_manifests(o.manifests, options)) {
+    sglang::Side side = io::manifest_side(server, options);
+    const bool pd = side.args.disaggregation_mode != sglang::DisaggregationMode::null || server.launch.role;
+    if (!pd) {
+      others.push_back(server.object + " container " + server.container);
+      continue;
+    }
+    (side.role == sglang::Role::prefill ? prefills : decodes).push_back(std::move(side));
+  }
+  const std::string sources = fmt::format("{}", fmt::join(o.manifests, ", "));
+  auto names = [](const std::vector<sglang::Side>& sides) {
+    std::vector<std::string> out;
+    for (const sglang::Side& s : sides) {
+      out.push_back(s.origin);
+    }
+    return fmt::format("{}", fmt::join(out, "; "));
+  };
+  if (prefills.empty() || decodes.empty()) {
+    const bool none = prefills.empty() && decodes.empty();
+    throw InputError(sources, none ? fmt::format("no prefill or decode server: {} run{} without --disaggregation-mode",
+                                                 fmt::join(others, ", "), others.size() == 1 ? "s" : "")
+                              : prefills.empty()
+                                ? fmt::format("found the decode side ({}) but no prefill server (--disaggregation-mode "
+                                              "prefill); give the manifest that holds it too",
+                                              names(decodes))
+                                : fmt::format("found the prefill side ({}) but no decode server (--disaggregation-mode "
+                                              "decode); give the manifest that holds it too",
+                                              names(prefills)));
+  }
+  std::vector<check::CheckInput> pairs;
+  for (const sglang::Side& p : prefills) {
+    for (const sglang::Side& d : decodes) {
+      check::CheckInput in;
+      in.prefill = p;
+      in.decode = d;
+      pairs.push_back(std::move(in));
+    }
+  }
+  return pairs;
 }
 
 check::CheckInput gather_inputs(const CheckOptions& o)
@@ -269,6 +337,37 @@ Verdict run_check_command(const CheckOptions& o, CommandContext& ctx)
   }
   const Severity fail_on = severity_options.fail_on_severity();
 
+  if (!o.manifests.empty()) {
+    if (!o.plan.empty() || !o.write_baseline.empty()) {
+      throw InputError("--manifest", fmt::format("{} takes one pair: give it side files",
+                                                 o.plan.empty() ? "--write-baseline" : "--plan"));
+    }
+    // Reports refer to their inputs and results: these vectors keep them.
+    const std::vector<check::CheckInput> inputs = manifest_pairs(o);
+    std::vector<check::CheckResult> results;
+    std::vector<check::Triage> triages;
+    results.reserve(inputs.size());
+    triages.reserve(inputs.size());
+    std::vector<report::CheckReport> reps;
+    for (const check::CheckInput& in : inputs) {
+      results.push_back(check::run_check(in));
+      triages.push_back(check::triage(results.back().findings, policy_of(o, settings, in)));
+      reps.push_back(report::CheckReport{in, results.back(), triages.back(), fail_on});
+    }
+    write_check_outputs(o.outputs, reps, o.sarif_root, *ctx.out);
+    bool passes = true;
+    for (const report::CheckReport& rep : reps) {
+      passes = passes && rep.passes();
+      if (o.quiet) {
+        *ctx.out << report::check_to_summary_line(rep);
+      }
+    }
+    if (!o.quiet) {
+      *ctx.out << render_check_reports(format, reps, o.sarif_root, format == "text" && o.report.use_color());
+    }
+    return passes ? Verdict::ok : Verdict::findings;
+  }
+
   const check::CheckInput in = gather_inputs(o);
   const check::FindingPolicy policy = policy_of(o, settings, in);
   const check::CheckResult result = check::run_check(in);
@@ -296,7 +395,7 @@ Verdict run_check_command(const CheckOptions& o, CommandContext& ctx)
     triage = check::triage(result.findings, with_baseline);
   }
   const report::CheckReport rep{in, result, triage, fail_on};
-  write_check_outputs(o.outputs, rep, o.sarif_root, *ctx.out);
+  write_check_outputs(o.outputs, {rep}, o.sarif_root, *ctx.out);
   if (o.quiet) {
     *ctx.out << report::check_to_summary_line(rep);
   } else {
@@ -315,7 +414,15 @@ void install_check(CLI::App& app, CommandContext& ctx)
   cmd->add_option("decode", o->decode_file, "Decode side file");
   cmd->add_option("--prefill-args", o->prefill_args, "Prefill launch arguments (instead of side files)");
   cmd->add_option("--decode-args", o->decode_args, "Decode launch arguments (instead of side files)");
-  cmd->add_option("--model", o->model, "Model for --prefill-args/--decode-args (catalog name, directory or config.json)");
+  cmd->add_option("--model", o->model,
+                  "Model for --prefill-args/--decode-args or --manifest (catalog name, directory or config.json)");
+  cmd->add_option("--manifest", o->manifests,
+                  "Kubernetes manifest, Helm values or srt-slurm recipe holding the prefill and decode servers "
+                  "(repeatable; - reads standard input)")
+    ->allow_extra_args(false);
+  cmd->add_option("--manifest-env", o->manifest_env,
+                  "Value of a variable the manifest leaves to run time, NAME=VALUE (repeatable)")
+    ->allow_extra_args(false);
   cmd->add_option("--prefill-sglang", o->prefill_sglang, "Prefill SGLang profile or release");
   cmd->add_option("--decode-sglang", o->decode_sglang, "Decode SGLang profile or release");
   cmd->add_option("--prefill-env", o->prefill_env, "Prefill environment KEY=VALUE (repeatable)");

@@ -32,6 +32,8 @@ inline constexpr InputKind k_model_config{"model config", 16 * k_mib};
 inline constexpr InputKind k_sglang_config{"SGLang config file", 16 * k_mib};
 /// .pdcheck.yaml: a few lines of settings.
 inline constexpr InputKind k_settings_file{"pdcheck settings file", 16 * k_mib};
+/// A deployment manifest: `helm template` of a large chart is a few MiB.
+inline constexpr InputKind k_manifest_file{"manifest", 64 * k_mib};
 /// A baseline lists the causes of one pair or fleet: hundreds of lines.
 inline constexpr InputKind k_baseline_file{"baseline file", 64 * k_mib};
 /// A capture holds one message's frames in base64; a registration of a few

@@ -91,6 +91,12 @@ for pair in pairs:
         check("layout.schema.json", run(["layout", pair + side, "--format", "json"]), f"layout {pair}{side}")
         with open(pair + side) as f:
             check("side.schema.json", yaml.safe_load(f), f"side file {pair}{side}")
+# Manifests: one pair is a plain report, several are pairs.schema.json.
+for manifest in sorted(glob.glob("examples/manifests/*.yaml")):
+    # --model: the OME and Helm examples name the model by a path inside the pod.
+    doc = run(["check", "--manifest", manifest, "--model", "qwen3-next-80b-a3b", "--isolated", "--format", "json"])
+    several = isinstance(doc.get("pairs"), list)
+    check("pairs.schema.json" if several else "report.schema.json", doc, f"check --manifest {manifest}")
 for extra in sorted(glob.glob("examples/sides/*.yaml") + glob.glob("examples/sides/*.json")):
     with open(extra) as f:
         check("side.schema.json", yaml.safe_load(f), f"side file {extra}")

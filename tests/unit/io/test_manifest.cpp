@@ -1,0 +1,140 @@
+// Deployments read where they live: the servers found in each kind, the words
+// and places of their launch, and the one-line errors for manifests pdcheck
+// cannot check (hand-written manifests; line numbers are in the texts).
+#include "io/manifest.hpp"
+
+#include "util/error.hpp"
+
+#include "../../support/temp_dir.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace pdcheck;
+
+namespace {
+
+std::string error_of(const std::function<void()>& f)
+{
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+const std::string k_lws = R"(apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata:
+  name: qwen-decode
+spec:
+  leaderWorkerTemplate:
+    size: 2
+    workerTemplate:
+      spec:
+        containers:
+          - name: sglang
+            image: lmsysorg/sglang:v0.5.8.post1-cu130
+            env:
+              - {name: TP, value: "4"}
+              - {name: TOKEN, valueFrom: {secretKeyRef: {name: s, key: k}}}
+            command:
+              - sh
+              - -c
+              - >-
+                ulimit -n 65536 && exec python3 -m sglang.launch_server
+                --model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp $(TP)
+                --disaggregation-mode decode --nnodes ${LWS_GROUP_SIZE}
+                --dist-init-addr $(LWS_LEADER_ADDRESS):20102 --api-key $TOKEN
+)";
+
+} // namespace
+
+TEST_CASE("read_manifests: a LeaderWorkerSet's sh -c script, with Kubernetes and shell variables", "[io][manifest]")
+{
+  test::TempDir dir;
+  const std::string path = dir.write("lws.yaml", k_lws);
+  const auto servers = io::read_manifests({path}, {});
+  REQUIRE(servers.size() == 1);
+  const io::ManifestServer& s = servers[0];
+  CHECK(s.object == "LeaderWorkerSet/qwen-decode");
+  CHECK(s.container == "sglang");
+  CHECK(s.launch.sglang == "0.5.8.post1");
+  // `exec` and the ulimit command are not the server's words; $(TP) came from
+  // the env, ${LWS_GROUP_SIZE} from spec.leaderWorkerTemplate.size.
+  REQUIRE(s.launch.words.size() > 10);
+  const std::vector<std::string> words(s.launch.words.begin(), s.launch.words.begin() + 9);
+  CHECK(words == std::vector<std::string>{"python3", "-m", "sglang.launch_server", "--model-path",
+                                          "Qwen/Qwen3-Next-80B-A3B-Instruct", "--tp", "4", "--disaggregation-mode",
+                                          "decode"});
+  CHECK(s.launch.words[10] == "2");
+  // Each word's place is its line inside the folded scalar: --tp is on line 21, column 63.
+  CHECK(s.launch.places[5] == path + ":21:63");
+  CHECK(s.launch.places[7] == path + ":22:17");
+  // Unknown at check time: the leader's address (LWS sets it) and a Secret.
+  REQUIRE(s.unresolved.size() == 2);
+  CHECK(s.unresolved[0].reference == "$(LWS_LEADER_ADDRESS)");
+  CHECK(s.unresolved_why.at("LWS_LEADER_ADDRESS") == "set by the LeaderWorkerSet controller when the pod starts");
+  CHECK(s.unresolved_why.at("TOKEN") ==
+        "set from valueFrom (a Secret, ConfigMap key or field reference) this input does not hold");
+
+  // Neither is in a flag pdcheck reads, so the side builds; --tp points at its line.
+  const sglang::Side side = io::manifest_side(s, {});
+  CHECK(side.role == sglang::Role::decode);
+  CHECK(side.args.tp_size == 4);
+  CHECK(side.args.given.at("tp_size").origin == path + ":21:63");
+}
+
+TEST_CASE("manifest_side: a variable without a value in a flag pdcheck reads is a one-line error", "[io][manifest]")
+{
+  test::TempDir dir;
+  std::string text = k_lws;
+  text.replace(text.find("--tp $(TP)"), 10, "--tp $(TP_SIZE)");
+  const std::string path = dir.write("lws.yaml", text);
+  const auto servers = io::read_manifests({path}, {});
+  REQUIRE(servers.size() == 1);
+  CHECK(error_of([&] { io::manifest_side(servers[0], {}); }) ==
+        path + ":21:68: LeaderWorkerSet/qwen-decode container sglang: a launch argument $(TP_SIZE) cannot be "
+               "expanded: TP_SIZE is not set in the container's env; give its value with --manifest-env TP_SIZE=VALUE");
+  // Given with --manifest-env, it expands.
+  io::ManifestOptions o;
+  o.variables["TP_SIZE"] = "2";
+  CHECK(io::manifest_side(io::read_manifests({path}, o)[0], o).args.tp_size == 2);
+}
+
+TEST_CASE("read_manifests: inputs with no SGLang server are refused by name", "[io][manifest]")
+{
+  test::TempDir dir;
+  const std::string none = dir.write("none.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n"
+                                                  "spec:\n  template:\n    spec:\n      containers:\n"
+                                                  "        - {name: nginx, image: nginx, args: [nginx]}\n");
+  CHECK(error_of([&] { io::read_manifests({none}, {}); }) ==
+        none + ": no SGLang server found among its 1 YAML object: expected a container whose command runs "
+               "sglang.launch_server, sglang serve or dynamo.sglang (in a Pod, Deployment, StatefulSet, Job, "
+               "LeaderWorkerSet, RoleBasedGroup, DisaggregatedSet, DynamoGraphDeployment or OME runtime), SGLang's "
+               "LWS PD chart values, or an srt-slurm recipe");
+  const std::string broken = dir.write("broken.yaml", "kind: Pod\nspec: [\n");
+  CHECK(error_of([&] { io::read_manifests({broken}, {}); }).rfind(broken + ":3:1: YAML syntax error: ", 0) == 0);
+  const std::string bad_args = dir.write("args.yaml", "kind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n"
+                                                      "    - name: s\n      args: --tp 4\n");
+  CHECK(error_of([&] { io::read_manifests({bad_args}, {}); }) ==
+        bad_args + ":6:13: Pod/p container s: spec.containers[0].args: expected a list of strings");
+}
+
+TEST_CASE("read_manifests: an srt-slurm recipe's keys become flags as srtctl writes them", "[io][manifest]")
+{
+  test::TempDir dir;
+  const std::string path = dir.write("recipe.yaml", "name: r\nmodel: {path: 'hf:Qwen/Qwen3-Next-80B-A3B-Instruct', "
+                                                    "container: 'lmsysorg/sglang:v0.5.20'}\nbackend:\n"
+                                                    "  sglang_config:\n    prefill:\n      tp_size: 2\n"
+                                                    "      trust-remote-code: true\n      disable-radix-cache: false\n"
+                                                    "      ib: [a, b]\n");
+  const auto servers = io::read_manifests({path}, {});
+  REQUIRE(servers.size() == 1);
+  CHECK(servers[0].launch.words ==
+        std::vector<std::string>{"python3", "-m", "sglang.launch_server", "--model-path",
+                                 "Qwen/Qwen3-Next-80B-A3B-Instruct", "--disaggregation-mode", "prefill", "--ib", "a",
+                                 "b", "--tp-size", "2", "--trust-remote-code"});
+  CHECK(servers[0].launch.sglang == "0.5.20");
+  CHECK(servers[0].launch.role == sglang::Role::prefill);
+}
