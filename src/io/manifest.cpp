@@ -21,19 +21,13 @@ using sglang::Role;
 
 std::string place(const std::string& file, const YAML::Mark& m)
 {
-  return m.line >= 0 ? fmt::format("{}:{}:{}", file, m.line + 1, m.column + 1) : file;
+  return yaml_place(file, m);
 }
 
-/// n[key], or an undefined node when n is not a mapping (yaml-cpp throws on
-/// indexing a missing node; manifests are sparse).
+/// Manifests are sparse: every lookup goes through yaml_at.
 YAML::Node at(const YAML::Node& n, const std::string& key)
 {
-  if (!n || !n.IsMap()) {
-    return YAML::Node(YAML::NodeType::Undefined);
-  }
-  // A missing key gives an invalid node, on which any question throws.
-  const YAML::Node child = n[key];
-  return child ? child : YAML::Node(YAML::NodeType::Undefined);
+  return yaml_at(n, key);
 }
 
 std::string scalar_or(const YAML::Node& n, const std::string& fallback = "")

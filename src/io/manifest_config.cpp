@@ -16,17 +16,12 @@ using sglang::Role;
 
 YAML::Node at(const YAML::Node& n, const std::string& key)
 {
-  if (!n || !n.IsMap()) {
-    return YAML::Node(YAML::NodeType::Undefined);
-  }
-  // A missing key gives an invalid node, on which any question throws.
-  const YAML::Node child = n[key];
-  return child ? child : YAML::Node(YAML::NodeType::Undefined);
+  return yaml_at(n, key);
 }
 
 std::string place(const std::string& file, const YAML::Mark& m)
 {
-  return m.line >= 0 ? fmt::format("{}:{}:{}", file, m.line + 1, m.column + 1) : file;
+  return yaml_place(file, m);
 }
 
 sglang::SourceLocation location(const std::string& file, const YAML::Mark& m)
@@ -253,6 +248,20 @@ std::vector<ManifestServer> helm_values(const YAML::Node& doc, const std::string
 }
 
 } // namespace
+
+YAML::Node yaml_at(const YAML::Node& n, const std::string& key)
+{
+  if (!n || !n.IsMap()) {
+    return YAML::Node(YAML::NodeType::Undefined);
+  }
+  const YAML::Node child = n[key];
+  return child ? child : YAML::Node(YAML::NodeType::Undefined);
+}
+
+std::string yaml_place(const std::string& file, const YAML::Mark& m)
+{
+  return m.line >= 0 ? fmt::format("{}:{}:{}", file, m.line + 1, m.column + 1) : file;
+}
 
 std::vector<ManifestServer> config_servers(const YAML::Node& doc, const std::string& file, std::string_view,
                                            const ManifestOptions& options)

@@ -15,6 +15,13 @@
 
 namespace pdcheck::io {
 
+/// n[key], or an undefined node when n is not a mapping or has no such key
+/// (yaml-cpp throws on any question to the invalid node a missing key gives).
+YAML::Node yaml_at(const YAML::Node& n, const std::string& key);
+
+/// "file:line:col" (1-based) of a YAML mark; the file alone when it has none.
+std::string yaml_place(const std::string& file, const YAML::Mark& m);
+
 /// The prefill and decode servers of a Helm values file or an srt-slurm
 /// recipe; empty when `doc` is neither.
 std::vector<ManifestServer> config_servers(const YAML::Node& doc, const std::string& file, std::string_view text,

@@ -5,6 +5,7 @@
 
 #include "util/error.hpp"
 
+#include "../../support/error_of.hpp"
 #include "../../support/temp_dir.hpp"
 
 #include <catch2/catch.hpp>
@@ -12,16 +13,6 @@
 using namespace pdcheck;
 
 namespace {
-
-std::string error_of(const std::function<void()>& f)
-{
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no error";
-}
 
 const std::string k_lws = R"(apiVersion: leaderworkerset.x-k8s.io/v1
 kind: LeaderWorkerSet
@@ -93,7 +84,7 @@ TEST_CASE("manifest_side: a variable without a value in a flag pdcheck reads is 
   const std::string path = dir.write("lws.yaml", text);
   const auto servers = io::read_manifests({path}, {});
   REQUIRE(servers.size() == 1);
-  CHECK(error_of([&] { io::manifest_side(servers[0], {}); }) ==
+  CHECK(test::error_of([&] { io::manifest_side(servers[0], {}); }) ==
         path + ":21:68: LeaderWorkerSet/qwen-decode container sglang: a launch argument $(TP_SIZE) cannot be "
                "expanded: TP_SIZE is not set in the container's env; give its value with --manifest-env TP_SIZE=VALUE");
   // Given with --manifest-env, it expands.
@@ -108,16 +99,16 @@ TEST_CASE("read_manifests: inputs with no SGLang server are refused by name", "[
   const std::string none = dir.write("none.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n"
                                                   "spec:\n  template:\n    spec:\n      containers:\n"
                                                   "        - {name: nginx, image: nginx, args: [nginx]}\n");
-  CHECK(error_of([&] { io::read_manifests({none}, {}); }) ==
+  CHECK(test::error_of([&] { io::read_manifests({none}, {}); }) ==
         none + ": no SGLang server found among its 1 YAML object: expected a container whose command runs "
                "sglang.launch_server, sglang serve or dynamo.sglang (in a Pod, Deployment, StatefulSet, Job, "
                "LeaderWorkerSet, RoleBasedGroup, DisaggregatedSet, DynamoGraphDeployment or OME runtime), SGLang's "
                "LWS PD chart values, or an srt-slurm recipe");
   const std::string broken = dir.write("broken.yaml", "kind: Pod\nspec: [\n");
-  CHECK(error_of([&] { io::read_manifests({broken}, {}); }).rfind(broken + ":3:1: YAML syntax error: ", 0) == 0);
+  CHECK(test::error_of([&] { io::read_manifests({broken}, {}); }).rfind(broken + ":3:1: YAML syntax error: ", 0) == 0);
   const std::string bad_args = dir.write("args.yaml", "kind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n"
                                                       "    - name: s\n      args: --tp 4\n");
-  CHECK(error_of([&] { io::read_manifests({bad_args}, {}); }) ==
+  CHECK(test::error_of([&] { io::read_manifests({bad_args}, {}); }) ==
         bad_args + ":6:13: Pod/p container s: spec.containers[0].args: expected a list of strings");
 }
 
