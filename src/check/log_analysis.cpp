@@ -254,14 +254,6 @@ Analysis replicated_lengths(const json& v)
   return slot_size(v["src_item_len"].get<std::int64_t>(), v["dst_item_len"].get<std::int64_t>(), "replicated Mamba");
 }
 
-/// An explanation only: the causes come from the catalog row.
-Analysis explained(std::string explanation)
-{
-  Analysis a;
-  a.explanation = std::move(explanation);
-  return a;
-}
-
 Analysis single_index(const json&)
 {
   return explained("The prefill's Mamba send path asserts exactly one state index per request and component; it got "
@@ -582,6 +574,13 @@ Analysis analyse_message(MessageId id, const nlohmann::ordered_json& values)
   if (a.causes.empty()) {
     throw std::logic_error("message " + std::string(m.text) + " has no causes for explain LOG");
   }
+  return a;
+}
+
+Analysis explained(std::string explanation)
+{
+  Analysis a;
+  a.explanation = std::move(explanation);
   return a;
 }
 

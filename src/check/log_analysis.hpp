@@ -20,6 +20,9 @@ struct Analysis
   std::string explanation;
 };
 
+/// An analysis that is an explanation only: the causes come from the catalog row.
+Analysis explained(std::string explanation);
+
 /// The analysis of catalog row `id` from the values its placeholders matched.
 Analysis analyse_message(MessageId id, const nlohmann::ordered_json& values);
 

@@ -10,13 +10,6 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-Analysis explained(std::string explanation)
-{
-  Analysis a;
-  a.explanation = std::move(explanation);
-  return a;
-}
-
 Analysis prefill_maybe_dead(const json&)
 {
   return explained("The prefill reported this request's transfer as failed, so the decode dropped the request. The "
