@@ -12,7 +12,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <filesystem>
 #include <ostream>
 
@@ -34,6 +33,12 @@ report::PathBase path_base(const std::string& sarif_root)
   }
   return report::PathBase{cwd.string(), root.lexically_normal().string()};
 }
+
+std::string pair_title(std::size_t i, std::size_t n, const report::CheckReport& rep)
+{
+  return fmt::format("pair {} of {}: prefill {} × decode {}", i + 1, n, rep.in.prefill.origin, rep.in.decode.origin);
+}
+
 
 } // namespace
 
@@ -89,34 +94,6 @@ std::string render_check_report(const std::string& format, const report::CheckRe
   return report::check_to_text(rep, ro);
 }
 
-namespace {
-
-/// The <testsuite> element of a one-pair JUnit document, and its counts.
-struct JunitSuite
-{
-  std::string xml;
-  long long tests = 0;
-  long long failures = 0;
-  long long skipped = 0;
-};
-
-JunitSuite junit_suite(const std::string& doc)
-{
-  JunitSuite s;
-  const std::size_t begin = doc.find("  <testsuite ");
-  const std::size_t end = doc.find("  </testsuite>\n");
-  s.xml = doc.substr(begin, end + 15 - begin);
-  std::sscanf(doc.c_str() + doc.find("<testsuites "), "<testsuites name=\"pdcheck\" tests=\"%lld\" failures=\"%lld\" "
-              "errors=\"0\" skipped=\"%lld\"", &s.tests, &s.failures, &s.skipped);
-  return s;
-}
-
-std::string pair_title(std::size_t i, std::size_t n, const report::CheckReport& rep)
-{
-  return fmt::format("pair {} of {}: prefill {} × decode {}", i + 1, n, rep.in.prefill.origin, rep.in.decode.origin);
-}
-
-} // namespace
 
 std::string render_check_reports(const std::string& format, const std::vector<report::CheckReport>& reps,
                                  const std::string& sarif_root, bool color)
@@ -134,36 +111,25 @@ std::string render_check_reports(const std::string& format, const std::vector<re
     return j.dump(2) + "\n";
   }
   if (format == "sarif" || format == "gitlab") {
+    // One SARIF log with a run per pair; one Code Quality array of every pair's issues.
+    report::SarifOptions o;
+    o.paths = path_base(sarif_root);
     nlohmann::ordered_json merged;
     for (const report::CheckReport& rep : reps) {
-      nlohmann::ordered_json one = nlohmann::ordered_json::parse(render_check_report(format, rep, sarif_root));
+      nlohmann::ordered_json one = format == "sarif" ? report::check_to_sarif(rep, o) : report::check_to_gitlab(rep, o.paths);
       if (merged.is_null()) {
         merged = std::move(one);
-      } else if (format == "sarif") {
-        for (auto& run : one["runs"]) {
-          merged["runs"].push_back(std::move(run));
-        }
-      } else {
-        for (auto& issue : one) {
-          merged.push_back(std::move(issue));
-        }
+        continue;
+      }
+      nlohmann::ordered_json& into = format == "sarif" ? merged["runs"] : merged;
+      for (auto& item : format == "sarif" ? one["runs"] : one) {
+        into.push_back(std::move(item));
       }
     }
     return merged.dump(2) + "\n";
   }
   if (format == "junit") {
-    std::string suites;
-    JunitSuite total;
-    for (const report::CheckReport& rep : reps) {
-      const JunitSuite s = junit_suite(render_check_report(format, rep, sarif_root));
-      suites += s.xml;
-      total.tests += s.tests;
-      total.failures += s.failures;
-      total.skipped += s.skipped;
-    }
-    return fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"pdcheck\" tests=\"{}\" "
-                       "failures=\"{}\" errors=\"0\" skipped=\"{}\">\n{}</testsuites>\n",
-                       total.tests, total.failures, total.skipped, suites);
+    return report::check_to_junit(reps);
   }
   for (std::size_t i = 0; i < n; ++i) {
     if (format == "text") {

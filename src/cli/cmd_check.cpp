@@ -348,10 +348,13 @@ Verdict run_check_command(const CheckOptions& o, CommandContext& ctx)
     std::vector<check::Triage> triages;
     results.reserve(inputs.size());
     triages.reserve(inputs.size());
+    // One policy for every pair: manifests carry no inline ignores, so it
+    // differs by nothing but would read the baseline file once per pair.
+    const check::FindingPolicy policy = policy_of(o, settings, inputs.front());
     std::vector<report::CheckReport> reps;
     for (const check::CheckInput& in : inputs) {
       results.push_back(check::run_check(in));
-      triages.push_back(check::triage(results.back().findings, policy_of(o, settings, in)));
+      triages.push_back(check::triage(results.back().findings, policy));
       reps.push_back(report::CheckReport{in, results.back(), triages.back(), fail_on});
     }
     write_check_outputs(o.outputs, reps, o.sarif_root, *ctx.out);

@@ -56,9 +56,16 @@ std::string cause_detail(const check::Cause& c)
   return detail;
 }
 
-} // namespace
+/// One pair's <testsuite> element and its counts.
+struct Suite
+{
+  std::string xml;
+  std::size_t tests = 0;
+  int failures = 0;
+  int skipped = 0;
+};
 
-std::string check_to_junit(const CheckReport& rep)
+Suite suite_of(const CheckReport& rep)
 {
   struct Case
   {
@@ -146,11 +153,8 @@ std::string check_to_junit(const CheckReport& rep)
   }
 
   const std::string suite = fmt::format("pdcheck check {} {}", rep.in.prefill.origin, rep.in.decode.origin);
-  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out += fmt::format("<testsuites name=\"pdcheck\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\">\n",
-                     cases.size(), failures, skipped);
-  out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\">\n",
-                     xml_escape(suite), cases.size(), failures, skipped);
+  std::string out = fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\">\n",
+                                xml_escape(suite), cases.size(), failures, skipped);
   out += fmt::format("    <properties><property name=\"verdict\" value=\"{}\"/></properties>\n", rep.verdict());
   for (const Case& c : cases) {
     if (c.body.empty()) {
@@ -160,8 +164,31 @@ std::string check_to_junit(const CheckReport& rep)
                          xml_escape(c.name), c.body);
     }
   }
-  out += "  </testsuite>\n</testsuites>\n";
-  return out;
+  out += "  </testsuite>\n";
+  return Suite{std::move(out), cases.size(), failures, skipped};
+}
+
+} // namespace
+
+std::string check_to_junit(const std::vector<CheckReport>& reports)
+{
+  std::string suites;
+  Suite total;
+  for (const CheckReport& rep : reports) {
+    const Suite s = suite_of(rep);
+    suites += s.xml;
+    total.tests += s.tests;
+    total.failures += s.failures;
+    total.skipped += s.skipped;
+  }
+  return fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"pdcheck\" tests=\"{}\" failures=\"{}\" "
+                     "errors=\"0\" skipped=\"{}\">\n{}</testsuites>\n",
+                     total.tests, total.failures, total.skipped, suites);
+}
+
+std::string check_to_junit(const CheckReport& report)
+{
+  return check_to_junit(std::vector<CheckReport>{report});
 }
 
 } // namespace pdcheck::report

@@ -3,6 +3,7 @@
 #include "report/check_render.hpp"
 
 #include <string>
+#include <vector>
 
 namespace pdcheck::report {
 
@@ -13,6 +14,9 @@ namespace pdcheck::report {
 /// `fail_on`, <skipped> when every cause is suppressed, otherwise a passing case;
 /// the other causes go to <system-out>. classname is "pdcheck.<kind>".
 std::string check_to_junit(const CheckReport& report);
+
+/// Several pairs (a manifest with two pools): one <testsuite> each, counted together.
+std::string check_to_junit(const std::vector<CheckReport>& reports);
 
 /// XML character data / attribute escaping.
 std::string xml_escape(std::string_view text);

@@ -23,6 +23,9 @@ for dir in examples/pairs/*/; do
   fi
   pairs+=("$work/$name.sarif")
 done
+# Several pairs (two RoleBasedGroups in one manifest): one run per pair.
+NO_COLOR=1 "$bin" check --isolated --manifest examples/manifests/rolebasedgroup.yaml --format sarif >"$work/manifest.sarif"
+pairs+=("$work/manifest.sarif")
 # --output writes the same document as --format.
 NO_COLOR=1 "$bin" check examples/pairs/page-size-mismatch/prefill.yaml examples/pairs/page-size-mismatch/decode.yaml \
   --output "sarif=$work/via-output.sarif" >/dev/null
