@@ -19,16 +19,7 @@ namespace {
 
 using sglang::Role;
 
-std::string place(const std::string& file, const YAML::Mark& m)
-{
-  return yaml_place(file, m);
-}
 
-/// Manifests are sparse: every lookup goes through yaml_at.
-YAML::Node at(const YAML::Node& n, const std::string& key)
-{
-  return yaml_at(n, key);
-}
 
 std::string scalar_or(const YAML::Node& n, const std::string& fallback = "")
 {
@@ -68,27 +59,27 @@ public:
     }
     ManifestServer s;
     s.object = m_pod.object;
-    s.container = scalar_or(at(c, "name"), field.size() > 14 && field.substr(field.size() - 14) == ".mainContainer"
+    s.container = scalar_or(yaml_at(c, "name"), field.size() > 14 && field.substr(field.size() - 14) == ".mainContainer"
                                                ? "main"
                                                : "(unnamed)");
-    const std::string where = place(m_pod.file, c.Mark());
-    read_env(at(c, "env"));
+    const std::string where = yaml_place(m_pod.file, c.Mark());
+    read_env(yaml_at(c, "env"));
 
     std::vector<std::string> items;
     std::vector<YAML::Node> nodes;
     for (const char* key : {"command", "args"}) {
-      const YAML::Node list = at(c, key);
+      const YAML::Node list = yaml_at(c, key);
       if (!list) {
         continue;
       }
       if (!list.IsSequence()) {
-        throw InputError(place(m_pod.file, list.Mark()),
+        throw InputError(yaml_place(m_pod.file, list.Mark()),
                          fmt::format("{} container {}: {}.{}: expected a list of strings", m_pod.object, s.container,
                                      field, key));
       }
       for (const YAML::Node& item : list) {
         if (!item.IsScalar()) {
-          throw InputError(place(m_pod.file, item.Mark()), fmt::format("{} container {}: {}.{}: expected a list of "
+          throw InputError(yaml_place(m_pod.file, item.Mark()), fmt::format("{} container {}: {}.{}: expected a list of "
                                                                        "strings",
                                                                        m_pod.object, s.container, field, key));
         }
@@ -100,7 +91,7 @@ public:
     if (const std::optional<std::size_t> script = shell_script_item(items)) {
       const YAML::Node& node = nodes[*script];
       const deploy::ShellScript parsed =
-        deploy::parse_shell_script(items[*script], lookup(), place(m_pod.file, node.Mark()));
+        deploy::parse_shell_script(items[*script], lookup(), yaml_place(m_pod.file, node.Mark()));
       const std::optional<std::size_t> cmd = deploy::sglang_command_index(parsed.commands);
       if (!cmd) {
         return std::nullopt;
@@ -125,7 +116,7 @@ public:
         if (found[0]) {
           l.places.push_back(fmt::format("{}:{}:{}", m_pod.file, found[0]->line, found[0]->column));
         } else {
-          l.places.push_back(place(m_pod.file, node.Mark()));
+          l.places.push_back(yaml_place(m_pod.file, node.Mark()));
         }
       }
     } else {
@@ -134,16 +125,19 @@ public:
       }
       for (std::size_t i = 0; i < items.size(); ++i) {
         l.words.push_back(items[i]);
-        l.places.push_back(place(m_pod.file, nodes[i].Mark()));
+        l.places.push_back(yaml_place(m_pod.file, nodes[i].Mark()));
       }
     }
+    // The container's environment as the server sees it; a valueFrom entry
+    // takes its value from --manifest-env when given.
+    const deploy::VariableLookup value_of = lookup();
     for (const auto& [name, value] : m_env) {
-      if (value) {
-        l.env[name] = *value;
+      if (auto v = value_of(name)) {
+        l.env[name] = *v;
       }
     }
     l.role = m_pod.role;
-    l.image = scalar_or(at(c, "image"));
+    l.image = scalar_or(yaml_at(c, "image"));
     const deploy::ImageRelease release = deploy::release_from_image(l.image);
     if (release.version) {
       l.sglang = *release.version;
@@ -157,8 +151,8 @@ public:
     sglang::SourceLocation args_loc{m_pod.file, nodes.empty() ? c.Mark().line + 1 : nodes.front().Mark().line + 1,
                                     nodes.empty() ? c.Mark().column + 1 : nodes.front().Mark().column + 1};
     l.locations["args"] = args_loc;
-    if (at(c, "image")) {
-      const YAML::Mark image = at(c, "image").Mark();
+    if (yaml_at(c, "image")) {
+      const YAML::Mark image = yaml_at(c, "image").Mark();
       l.locations["sglang"] = sglang::SourceLocation{m_pod.file, image.line + 1, image.column + 1};
     }
     for (const deploy::UnresolvedReference& u : s.unresolved) {
@@ -194,14 +188,14 @@ private:
       return;
     }
     for (const YAML::Node& e : env) {
-      if (!e.IsMap() || !at(e, "name") || !at(e, "name").IsScalar()) {
+      if (!e.IsMap() || !yaml_at(e, "name") || !yaml_at(e, "name").IsScalar()) {
         continue;
       }
-      const std::string name = at(e, "name").Scalar();
+      const std::string name = yaml_at(e, "name").Scalar();
       std::optional<std::string> value;
-      if (at(e, "value") && at(e, "value").IsScalar()) {
-        value = at(e, "value").Scalar();
-      } else if (!at(e, "valueFrom")) {
+      if (yaml_at(e, "value") && yaml_at(e, "value").IsScalar()) {
+        value = yaml_at(e, "value").Scalar();
+      } else if (!yaml_at(e, "valueFrom")) {
         value = ""; // name without value: the empty string
       }
       m_env.erase(std::remove_if(m_env.begin(), m_env.end(), [&](const auto& p) { return p.first == name; }),
@@ -254,8 +248,8 @@ private:
 std::map<std::string, PlatformVariable> lws_variables(const YAML::Node& lwt, const std::string& by)
 {
   std::string size = "1";
-  if (lwt && at(lwt, "size") && at(lwt, "size").IsScalar()) {
-    size = at(lwt, "size").Scalar();
+  if (lwt && yaml_at(lwt, "size") && yaml_at(lwt, "size").IsScalar()) {
+    size = yaml_at(lwt, "size").Scalar();
   }
   return {{"LWS_GROUP_SIZE", {size, by}},
           {"LWS_LEADER_ADDRESS", {std::nullopt, by}},
@@ -275,19 +269,19 @@ public:
     if (!doc.IsMap()) {
       return;
     }
-    const std::string kind = scalar_or(at(doc, "kind"));
-    const std::string name = scalar_or(at(at(doc, "metadata"), "name"), "(unnamed)");
+    const std::string kind = scalar_or(yaml_at(doc, "kind"));
+    const std::string name = scalar_or(yaml_at(yaml_at(doc, "metadata"), "name"), "(unnamed)");
     const std::string object = kind + "/" + name;
-    const YAML::Node spec = at(doc, "spec");
+    const YAML::Node spec = yaml_at(doc, "spec");
     ++m_objects;
     if (kind == "List") {
-      for (const YAML::Node& item : at(doc, "items")) {
+      for (const YAML::Node& item : yaml_at(doc, "items")) {
         document(item, out);
       }
       return;
     }
     if (kind.empty()) {
-      if (auto servers = config_servers(doc, m_file, m_text, m_options); !servers.empty()) {
+      if (auto servers = config_servers(doc, m_file, m_options); !servers.empty()) {
         out.insert(out.end(), servers.begin(), servers.end());
       }
       return;
@@ -296,22 +290,22 @@ public:
       pod(doc, object, "spec", {}, {}, out, true);
     } else if (kind == "Deployment" || kind == "StatefulSet" || kind == "ReplicaSet" || kind == "DaemonSet" ||
                kind == "Job") {
-      pod(at(spec, "template"), object, "spec.template.spec", {}, {}, out, true);
+      pod(yaml_at(spec, "template"), object, "spec.template.spec", {}, {}, out, true);
     } else if (kind == "CronJob") {
-      pod(at(at(at(spec, "jobTemplate"), "spec"), "template"), object, "spec.jobTemplate.spec.template.spec", {}, {}, out, true);
+      pod(yaml_at(yaml_at(yaml_at(spec, "jobTemplate"), "spec"), "template"), object, "spec.jobTemplate.spec.template.spec", {}, {}, out, true);
     } else if (kind == "LeaderWorkerSet") {
-      leader_worker(at(spec, "leaderWorkerTemplate"), object, "spec.leaderWorkerTemplate", {},
-                    lws_variables(at(spec, "leaderWorkerTemplate"), "the LeaderWorkerSet controller"), out);
+      leader_worker(yaml_at(spec, "leaderWorkerTemplate"), object, "spec.leaderWorkerTemplate", {},
+                    lws_variables(yaml_at(spec, "leaderWorkerTemplate"), "the LeaderWorkerSet controller"), out);
     } else if (kind == "RoleBasedGroup") {
       role_based_group(doc, object, out);
     } else if (kind == "DisaggregatedSet") {
-      const YAML::Node roles = at(spec, "roles");
+      const YAML::Node roles = yaml_at(spec, "roles");
       for (std::size_t i = 0; roles.IsSequence() && i < roles.size(); ++i) {
         const YAML::Node r = roles[i];
-        const YAML::Node lwt = at(r, "spec") ? at(at(r, "spec"), "leaderWorkerTemplate") : at(r, "leaderWorkerTemplate");
-        const std::string path = fmt::format("spec.roles[{}]{}.leaderWorkerTemplate", i, at(r, "spec") ? ".spec" : "");
-        leader_worker(lwt, object + " role " + scalar_or(at(r, "name"), std::to_string(i)), path,
-                      role_named(scalar_or(at(r, "name"))), lws_variables(lwt, "the LeaderWorkerSet controller"), out);
+        const YAML::Node lwt = yaml_at(r, "spec") ? yaml_at(yaml_at(r, "spec"), "leaderWorkerTemplate") : yaml_at(r, "leaderWorkerTemplate");
+        const std::string path = fmt::format("spec.roles[{}]{}.leaderWorkerTemplate", i, yaml_at(r, "spec") ? ".spec" : "");
+        leader_worker(lwt, object + " role " + scalar_or(yaml_at(r, "name"), std::to_string(i)), path,
+                      role_named(scalar_or(yaml_at(r, "name"))), lws_variables(lwt, "the LeaderWorkerSet controller"), out);
       }
     } else if (kind == "DynamoGraphDeployment") {
       dynamo(doc, object, out);
@@ -340,13 +334,13 @@ private:
            std::map<std::string, PlatformVariable> platform, std::vector<ManifestServer>& out, bool templated = false,
            std::vector<std::pair<std::string, std::optional<std::string>>> extra_env = {})
   {
-    const YAML::Node spec = templated ? at(node, "spec") : node;
+    const YAML::Node spec = templated ? yaml_at(node, "spec") : node;
     if (!spec || !spec.IsMap()) {
       return;
     }
     PodContext ctx{m_file, m_text, object, field, role, std::move(platform), std::move(extra_env)};
     for (const char* list : {"initContainers", "containers"}) {
-      const YAML::Node cs = at(spec, list);
+      const YAML::Node cs = yaml_at(spec, list);
       for (std::size_t i = 0; cs.IsSequence() && i < cs.size(); ++i) {
         if (auto s = ContainerReader(ctx, m_options).read(cs[i], fmt::format("{}.{}[{}]", field, list, i))) {
           out.push_back(std::move(*s));
@@ -365,54 +359,54 @@ private:
     // Leader and workers of one group are one SGLang server over several
     // nodes: the leader's launch stands for it (the workerTemplate when the
     // leaderTemplate is left out, as LWS then uses it for the leader too).
-    if (at(lwt, "leaderTemplate")) {
-      pod(at(lwt, "leaderTemplate"), object + " leader", field + ".leaderTemplate.spec", role, platform, out, true);
+    if (yaml_at(lwt, "leaderTemplate")) {
+      pod(yaml_at(lwt, "leaderTemplate"), object + " leader", field + ".leaderTemplate.spec", role, platform, out, true);
     } else {
-      pod(at(lwt, "workerTemplate"), object, field + ".workerTemplate.spec", role, platform, out, true);
+      pod(yaml_at(lwt, "workerTemplate"), object, field + ".workerTemplate.spec", role, platform, out, true);
     }
   }
 
   void role_based_group(const YAML::Node& doc, const std::string& object, std::vector<ManifestServer>& out)
   {
-    const YAML::Node spec = at(doc, "spec");
+    const YAML::Node spec = yaml_at(doc, "spec");
     std::map<std::string, YAML::Node> templates;
-    for (const YAML::Node& t : at(spec, "roleTemplates")) {
-      templates[scalar_or(at(t, "name"))] = at(t, "template");
+    for (const YAML::Node& t : yaml_at(spec, "roleTemplates")) {
+      templates[scalar_or(yaml_at(t, "name"))] = yaml_at(t, "template");
     }
-    const YAML::Node roles = at(spec, "roles");
+    const YAML::Node roles = yaml_at(spec, "roles");
     for (std::size_t i = 0; roles.IsSequence() && i < roles.size(); ++i) {
       const YAML::Node r = roles[i];
-      const std::string role_name = scalar_or(at(r, "name"), std::to_string(i));
+      const std::string role_name = scalar_or(yaml_at(r, "name"), std::to_string(i));
       const std::string label = object + " role " + role_name;
       const std::string base = fmt::format("spec.roles[{}]", i);
       const std::optional<Role> hint = role_named(role_name);
       std::map<std::string, PlatformVariable> platform = {
-        {"RBG_GROUP_NAME", {scalar_or(at(at(doc, "metadata"), "name")), "the RoleBasedGroup controller"}},
+        {"RBG_GROUP_NAME", {scalar_or(yaml_at(yaml_at(doc, "metadata"), "name")), "the RoleBasedGroup controller"}},
         {"RBG_ROLE_NAME", {role_name, "the RoleBasedGroup controller"}},
         {"RBG_ROLE_INDEX", {std::nullopt, "the RoleBasedGroup controller"}}};
-      if (at(r, "template")) { // v1alpha1
-        if (at(r, "leaderWorkerSet")) {
-          const auto lws = lws_variables(at(r, "leaderWorkerSet"), "the LeaderWorkerSet the RoleBasedGroup creates");
+      if (yaml_at(r, "template")) { // v1alpha1
+        if (yaml_at(r, "leaderWorkerSet")) {
+          const auto lws = lws_variables(yaml_at(r, "leaderWorkerSet"), "the LeaderWorkerSet the RoleBasedGroup creates");
           platform.insert(lws.begin(), lws.end());
         }
-        pod(at(r, "template"), label, base + ".template.spec", hint, platform, out, true);
+        pod(yaml_at(r, "template"), label, base + ".template.spec", hint, platform, out, true);
         continue;
       }
       auto from_pattern = [&](const YAML::Node& p, const std::string& path) {
-        if (at(p, "template")) {
-          pod(at(p, "template"), label, path + ".template.spec", hint, platform, out, true);
-        } else if (at(p, "templateRef")) {
-          const std::string ref = scalar_or(at(at(p, "templateRef"), "name"));
+        if (yaml_at(p, "template")) {
+          pod(yaml_at(p, "template"), label, path + ".template.spec", hint, platform, out, true);
+        } else if (yaml_at(p, "templateRef")) {
+          const std::string ref = scalar_or(yaml_at(yaml_at(p, "templateRef"), "name"));
           if (auto it = templates.find(ref); it != templates.end()) {
             pod(it->second, label, "spec.roleTemplates[" + ref + "].template.spec", hint, platform, out, true);
           }
         }
       };
-      if (at(r, "standalonePattern")) {
-        from_pattern(at(r, "standalonePattern"), base + ".standalonePattern");
-      } else if (at(r, "leaderWorkerPattern")) {
-        const YAML::Node p = at(r, "leaderWorkerPattern");
-        const std::string size = scalar_or(at(p, "size"), "1");
+      if (yaml_at(r, "standalonePattern")) {
+        from_pattern(yaml_at(r, "standalonePattern"), base + ".standalonePattern");
+      } else if (yaml_at(r, "leaderWorkerPattern")) {
+        const YAML::Node p = yaml_at(r, "leaderWorkerPattern");
+        const std::string size = scalar_or(yaml_at(p, "size"), "1");
         for (const char* n : {"RBG_LWP_GROUP_SIZE", "RBG_SIZE"}) {
           platform[n] = {size, "the RoleBasedGroup controller"};
         }
@@ -426,30 +420,30 @@ private:
 
   void dynamo(const YAML::Node& doc, const std::string& object, std::vector<ManifestServer>& out)
   {
-    const YAML::Node spec = at(doc, "spec");
+    const YAML::Node spec = yaml_at(doc, "spec");
     std::vector<std::pair<std::string, std::optional<std::string>>> graph_env;
     for (const char* key : {"envs", "env"}) {
-      for (const YAML::Node& e : at(spec, key)) {
-        if (at(e, "name")) {
-          graph_env.emplace_back(scalar_or(at(e, "name")), at(e, "value") ? std::optional<std::string>(scalar_or(at(e, "value")))
+      for (const YAML::Node& e : yaml_at(spec, key)) {
+        if (yaml_at(e, "name")) {
+          graph_env.emplace_back(scalar_or(yaml_at(e, "name")), yaml_at(e, "value") ? std::optional<std::string>(scalar_or(yaml_at(e, "value")))
                                                                   : std::nullopt);
         }
       }
     }
-    if (at(spec, "services") && at(spec, "services").IsMap()) { // v1alpha1
-      for (auto it = at(spec, "services").begin(); it != at(spec, "services").end(); ++it) {
+    if (yaml_at(spec, "services") && yaml_at(spec, "services").IsMap()) { // v1alpha1
+      for (auto it = yaml_at(spec, "services").begin(); it != yaml_at(spec, "services").end(); ++it) {
         const std::string service = scalar_or(it->first);
         const YAML::Node s = it->second;
-        std::optional<Role> hint = role_named(scalar_or(at(s, "subComponentType")));
+        std::optional<Role> hint = role_named(scalar_or(yaml_at(s, "subComponentType")));
         if (!hint) {
-          hint = role_named(scalar_or(at(s, "componentType")));
+          hint = role_named(scalar_or(yaml_at(s, "componentType")));
         }
         auto env = graph_env;
-        for (const YAML::Node& e : at(s, "envs")) {
-          env.emplace_back(scalar_or(at(e, "name")),
-                           at(e, "value") ? std::optional<std::string>(scalar_or(at(e, "value"))) : std::nullopt);
+        for (const YAML::Node& e : yaml_at(s, "envs")) {
+          env.emplace_back(scalar_or(yaml_at(e, "name")),
+                           yaml_at(e, "value") ? std::optional<std::string>(scalar_or(yaml_at(e, "value"))) : std::nullopt);
         }
-        const YAML::Node main = at(at(s, "extraPodSpec"), "mainContainer");
+        const YAML::Node main = yaml_at(yaml_at(s, "extraPodSpec"), "mainContainer");
         if (main) {
           PodContext ctx{m_file, m_text, object + " service " + service, "spec.services." + service + ".extraPodSpec",
                          hint, {}, env};
@@ -459,11 +453,11 @@ private:
         }
       }
     }
-    const YAML::Node components = at(spec, "components"); // v1beta1
+    const YAML::Node components = yaml_at(spec, "components"); // v1beta1
     for (std::size_t i = 0; components.IsSequence() && i < components.size(); ++i) {
       const YAML::Node c = components[i];
-      pod(at(c, "podTemplate"), object + " component " + scalar_or(at(c, "name"), std::to_string(i)),
-          fmt::format("spec.components[{}].podTemplate.spec", i), role_named(scalar_or(at(c, "type"))), {}, out, true,
+      pod(yaml_at(c, "podTemplate"), object + " component " + scalar_or(yaml_at(c, "name"), std::to_string(i)),
+          fmt::format("spec.components[{}].podTemplate.spec", i), role_named(scalar_or(yaml_at(c, "type"))), {}, out, true,
           graph_env);
     }
   }
@@ -475,20 +469,20 @@ private:
     const std::vector<std::pair<const char*, std::optional<Role>>> parts = {{"engineConfig", Role::prefill},
                                                                             {"decoderConfig", Role::decode}};
     for (const auto& [key, role] : parts) {
-      const YAML::Node part = at(spec, key);
+      const YAML::Node part = yaml_at(spec, key);
       if (!part || !part.IsMap()) {
         continue;
       }
-      const bool pd = at(spec, "decoderConfig") && at(spec, "decoderConfig").IsMap();
+      const bool pd = yaml_at(spec, "decoderConfig") && yaml_at(spec, "decoderConfig").IsMap();
       const std::optional<Role> hint = pd ? role : std::nullopt;
       const std::string label = object + " " + key;
       std::map<std::string, PlatformVariable> platform = {{"MODEL_PATH", {std::nullopt, "OME (the model's mount)"}},
                                                           {"PARALLELISM_SIZE", {parallelism(part), "OME"}}};
-      const bool multi_node = at(part, "worker") && at(part, "worker").IsMap();
+      const bool multi_node = yaml_at(part, "worker") && yaml_at(part, "worker").IsMap();
       if (multi_node) {
         const YAML::Node lwt = YAML::Node();
         auto lws = lws_variables(lwt, "the LeaderWorkerSet OME creates");
-        lws["LWS_GROUP_SIZE"].value = std::to_string(1 + std::stoi(scalar_or(at(at(part, "worker"), "size"), "0")));
+        lws["LWS_GROUP_SIZE"].value = std::to_string(1 + std::stoi(scalar_or(yaml_at(yaml_at(part, "worker"), "size"), "0")));
         platform.insert(lws.begin(), lws.end());
       }
       auto runner = [&](const YAML::Node& r, const std::string& field) {
@@ -501,10 +495,10 @@ private:
         }
       };
       // A leader and its workers are one server over several nodes: the leader's launch stands for it.
-      if (at(part, "runner")) {
-        runner(at(part, "runner"), std::string("spec.") + key + ".runner");
+      if (yaml_at(part, "runner")) {
+        runner(yaml_at(part, "runner"), std::string("spec.") + key + ".runner");
       } else {
-        runner(at(at(part, "leader"), "runner"), std::string("spec.") + key + ".leader.runner");
+        runner(yaml_at(yaml_at(part, "leader"), "runner"), std::string("spec.") + key + ".leader.runner");
       }
       pod(part, label, std::string("spec.") + key, hint, platform, out);
     }
@@ -513,15 +507,15 @@ private:
   /// OME's PARALLELISM_SIZE: GPUs per pod times the pods of one instance.
   static std::optional<std::string> parallelism(const YAML::Node& part)
   {
-    YAML::Node runner = at(part, "runner") ? at(part, "runner") : at(at(part, "leader"), "runner");
-    const YAML::Node gpus = at(at(at(runner, "resources"), "limits"), "nvidia.com/gpu");
+    YAML::Node runner = yaml_at(part, "runner") ? yaml_at(part, "runner") : yaml_at(yaml_at(part, "leader"), "runner");
+    const YAML::Node gpus = yaml_at(yaml_at(yaml_at(runner, "resources"), "limits"), "nvidia.com/gpu");
     if (!gpus || !gpus.IsScalar()) {
       return std::nullopt;
     }
     try {
       int pods = 1;
-      if (at(part, "worker") && at(at(part, "worker"), "size")) {
-        pods += std::stoi(at(at(part, "worker"), "size").Scalar());
+      if (yaml_at(part, "worker") && yaml_at(yaml_at(part, "worker"), "size")) {
+        pods += std::stoi(yaml_at(yaml_at(part, "worker"), "size").Scalar());
       }
       return std::to_string(std::stoi(gpus.Scalar()) * pods);
     } catch (const std::exception&) {
@@ -548,7 +542,7 @@ std::vector<ManifestServer> read_manifests(const std::vector<std::string>& paths
     try {
       docs = YAML::LoadAll(text);
     } catch (const YAML::Exception& e) {
-      throw InputError(place(file, e.mark), "YAML syntax error: " + e.msg);
+      throw InputError(yaml_place(file, e.mark), "YAML syntax error: " + e.msg);
     }
     ManifestReader reader(file, text, options);
     const std::size_t before = out.size();

@@ -14,15 +14,7 @@ namespace {
 
 using sglang::Role;
 
-YAML::Node at(const YAML::Node& n, const std::string& key)
-{
-  return yaml_at(n, key);
-}
 
-std::string place(const std::string& file, const YAML::Mark& m)
-{
-  return yaml_place(file, m);
-}
 
 sglang::SourceLocation location(const std::string& file, const YAML::Mark& m)
 {
@@ -35,7 +27,7 @@ struct Builder
   const std::string& file;
   ManifestServer server;
 
-  void word(const std::string& w, const YAML::Mark& m) { add(w, place(file, m)); }
+  void word(const std::string& w, const YAML::Mark& m) { add(w, yaml_place(file, m)); }
 
   void add(const std::string& w, const std::string& where)
   {
@@ -91,12 +83,9 @@ void finish(ManifestServer& s, const std::string& file, const YAML::Mark& mark, 
   LaunchedServer& l = s.launch;
   l.role = role;
   l.model_ref = o.model_ref;
-  l.where = place(file, mark);
+  l.where = yaml_place(file, mark);
   l.origin = fmt::format("{}:{} ({}, {})", file, mark.line + 1, s.object, s.container);
   l.locations["args"] = location(file, mark);
-  for (const auto& [name, value] : o.variables) {
-    l.env.emplace(name, value);
-  }
 }
 
 /// srt-slurm (NVIDIA/srt-slurm src/srtctl/backends/sglang.py @ 435bc89c): srtctl
@@ -105,32 +94,32 @@ void finish(ManifestServer& s, const std::string& file, const YAML::Mark& mark, 
 std::vector<ManifestServer> srt_slurm(const YAML::Node& doc, const std::string& file, const ManifestOptions& o)
 {
   std::vector<ManifestServer> out;
-  const bool v2 = at(doc, "schema") && at(doc, "schema").Scalar() == "2";
-  const std::string frontend = at(at(doc, "frontend"), "type") ? at(at(doc, "frontend"), "type").Scalar() : "sglang";
+  const bool v2 = yaml_at(doc, "schema") && yaml_at(doc, "schema").Scalar() == "2";
+  const std::string frontend = yaml_at(yaml_at(doc, "frontend"), "type") ? yaml_at(yaml_at(doc, "frontend"), "type").Scalar() : "sglang";
   const std::string module = frontend == "dynamo" ? "dynamo.sglang" : "sglang.launch_server";
-  const YAML::Node model = at(doc, "model");
-  std::string model_path = at(model, "path") && at(model, "path").IsScalar() ? at(model, "path").Scalar() : "";
+  const YAML::Node model = yaml_at(doc, "model");
+  std::string model_path = yaml_at(model, "path") && yaml_at(model, "path").IsScalar() ? yaml_at(model, "path").Scalar() : "";
   if (model_path.rfind("hf:", 0) == 0) {
     model_path = model_path.substr(3);
   }
   for (const auto& [name, role] : {std::pair{"prefill", Role::prefill}, std::pair{"decode", Role::decode}}) {
-    const YAML::Node config = v2 ? at(at(at(doc, "roles"), name), "args")
-                                 : at(at(at(doc, "backend"), "sglang_config"), name);
+    const YAML::Node config = v2 ? yaml_at(yaml_at(yaml_at(doc, "roles"), name), "args")
+                                 : yaml_at(yaml_at(yaml_at(doc, "backend"), "sglang_config"), name);
     if (!config || !config.IsMap()) {
       continue;
     }
     Builder b{file, {}};
-    b.server.object = at(doc, "name") && at(doc, "name").IsScalar() ? "recipe/" + at(doc, "name").Scalar() : "recipe";
+    b.server.object = yaml_at(doc, "name") && yaml_at(doc, "name").IsScalar() ? "recipe/" + yaml_at(doc, "name").Scalar() : "recipe";
     b.server.container = v2 ? fmt::format("roles.{}.args", name) : fmt::format("backend.sglang_config.{}", name);
     b.add("python3", "");
     b.add("-m", "");
     b.add(module, "");
     if (!model_path.empty()) {
-      b.word("--model-path", at(model, "path").Mark());
-      b.word(model_path, at(model, "path").Mark());
+      b.word("--model-path", yaml_at(model, "path").Mark());
+      b.word(model_path, yaml_at(model, "path").Mark());
     }
-    b.add("--disaggregation-mode", place(file, config.Mark()));
-    b.add(name, place(file, config.Mark()));
+    b.add("--disaggregation-mode", yaml_place(file, config.Mark()));
+    b.add(name, yaml_place(file, config.Mark()));
     // Sorted through a map of keys: assigning a YAML::Node (as std::sort
     // would) writes into the document instead of rebinding the handle.
     std::map<std::string, std::pair<YAML::Node, YAML::Mark>> keys;
@@ -145,8 +134,8 @@ std::vector<ManifestServer> srt_slurm(const YAML::Node& doc, const std::string& 
     for (const auto& [key, value] : keys) {
       b.flag("--" + key, value.first, value.second);
     }
-    const YAML::Node env = v2 ? at(at(at(doc, "roles"), name), "env")
-                              : at(at(doc, "backend"), std::string(name) + "_environment");
+    const YAML::Node env = v2 ? yaml_at(yaml_at(yaml_at(doc, "roles"), name), "env")
+                              : yaml_at(yaml_at(doc, "backend"), std::string(name) + "_environment");
     if (env && env.IsMap()) {
       for (auto it = env.begin(); it != env.end(); ++it) {
         if (it->second.IsScalar()) {
@@ -154,8 +143,8 @@ std::vector<ManifestServer> srt_slurm(const YAML::Node& doc, const std::string& 
         }
       }
     }
-    set_image(b.server, at(model, "container") && at(model, "container").IsScalar() ? at(model, "container").Scalar() : "",
-              file, at(model, "container") ? at(model, "container").Mark() : YAML::Mark::null_mark());
+    set_image(b.server, yaml_at(model, "container") && yaml_at(model, "container").IsScalar() ? yaml_at(model, "container").Scalar() : "",
+              file, yaml_at(model, "container") ? yaml_at(model, "container").Mark() : YAML::Mark::null_mark());
     finish(b.server, file, config.Mark(), role, o);
     out.push_back(std::move(b.server));
   }
@@ -191,20 +180,20 @@ const std::map<std::string, std::string>& chart_flags(Role role)
 std::vector<ManifestServer> helm_values(const YAML::Node& doc, const std::string& file, const ManifestOptions& o)
 {
   std::vector<ManifestServer> out;
-  const YAML::Node global = at(doc, "global");
-  const YAML::Node image = at(global, "image");
+  const YAML::Node global = yaml_at(doc, "global");
+  const YAML::Node image = yaml_at(global, "image");
   std::string image_ref;
-  if (at(image, "repository") && at(image, "repository").IsScalar()) {
-    image_ref = at(image, "repository").Scalar();
-    if (at(image, "tag") && at(image, "tag").IsScalar() && !at(image, "tag").Scalar().empty()) {
-      image_ref += ":" + at(image, "tag").Scalar();
+  if (yaml_at(image, "repository") && yaml_at(image, "repository").IsScalar()) {
+    image_ref = yaml_at(image, "repository").Scalar();
+    if (yaml_at(image, "tag") && yaml_at(image, "tag").IsScalar() && !yaml_at(image, "tag").Scalar().empty()) {
+      image_ref += ":" + yaml_at(image, "tag").Scalar();
     }
   }
-  const YAML::Node model = at(global, "model");
+  const YAML::Node model = yaml_at(global, "model");
   for (const auto& [name, role] : {std::pair{"prefill", Role::prefill}, std::pair{"decode", Role::decode}}) {
-    const YAML::Node section = at(doc, name);
-    const YAML::Node config = at(section, "config");
-    if (!config || !config.IsMap() || (at(section, "enabled") && at(section, "enabled").Scalar() == "false")) {
+    const YAML::Node section = yaml_at(doc, name);
+    const YAML::Node config = yaml_at(section, "config");
+    if (!config || !config.IsMap() || (yaml_at(section, "enabled") && yaml_at(section, "enabled").Scalar() == "false")) {
       continue;
     }
     Builder b{file, {}};
@@ -213,14 +202,14 @@ std::vector<ManifestServer> helm_values(const YAML::Node& doc, const std::string
     b.add("python3", "");
     b.add("-m", "");
     b.add("sglang.launch_server", "");
-    if (at(model, "path")) {
-      b.flag("--model-path", at(model, "path"), at(model, "path").Mark());
+    if (yaml_at(model, "path")) {
+      b.flag("--model-path", yaml_at(model, "path"), yaml_at(model, "path").Mark());
     }
-    if (at(model, "contextLength")) {
-      b.flag("--context-length", at(model, "contextLength"), at(model, "contextLength").Mark());
+    if (yaml_at(model, "contextLength")) {
+      b.flag("--context-length", yaml_at(model, "contextLength"), yaml_at(model, "contextLength").Mark());
     }
-    if (at(model, "trustRemoteCode")) {
-      b.flag("--trust-remote-code", at(model, "trustRemoteCode"), at(model, "trustRemoteCode").Mark());
+    if (yaml_at(model, "trustRemoteCode")) {
+      b.flag("--trust-remote-code", yaml_at(model, "trustRemoteCode"), yaml_at(model, "trustRemoteCode").Mark());
     }
     const auto& flags = chart_flags(role);
     for (auto it = config.begin(); it != config.end(); ++it) {
@@ -228,11 +217,11 @@ std::vector<ManifestServer> helm_values(const YAML::Node& doc, const std::string
         b.flag(f->second, it->second, it->first.Mark());
       }
     }
-    const YAML::Node ib = at(at(global, "rdma"), "ibDevice");
+    const YAML::Node ib = yaml_at(yaml_at(global, "rdma"), "ibDevice");
     if (ib) {
       b.flag("--disaggregation-ib-device", ib, ib.Mark());
     }
-    const YAML::Node env = at(at(section, "leader"), "env");
+    const YAML::Node env = yaml_at(yaml_at(section, "leader"), "env");
     if (env && env.IsMap()) {
       for (auto it = env.begin(); it != env.end(); ++it) {
         if (it->second.IsScalar()) {
@@ -240,7 +229,7 @@ std::vector<ManifestServer> helm_values(const YAML::Node& doc, const std::string
         }
       }
     }
-    set_image(b.server, image_ref, file, at(image, "tag") ? at(image, "tag").Mark() : image.Mark());
+    set_image(b.server, image_ref, file, yaml_at(image, "tag") ? yaml_at(image, "tag").Mark() : image.Mark());
     finish(b.server, file, config.Mark(), role, o);
     out.push_back(std::move(b.server));
   }
@@ -263,13 +252,13 @@ std::string yaml_place(const std::string& file, const YAML::Mark& m)
   return m.line >= 0 ? fmt::format("{}:{}:{}", file, m.line + 1, m.column + 1) : file;
 }
 
-std::vector<ManifestServer> config_servers(const YAML::Node& doc, const std::string& file, std::string_view,
+std::vector<ManifestServer> config_servers(const YAML::Node& doc, const std::string& file,
                                            const ManifestOptions& options)
 {
-  if (at(at(doc, "backend"), "sglang_config") || (at(doc, "schema") && at(doc, "roles"))) {
+  if (yaml_at(yaml_at(doc, "backend"), "sglang_config") || (yaml_at(doc, "schema") && yaml_at(doc, "roles"))) {
     return srt_slurm(doc, file, options);
   }
-  if (at(at(doc, "prefill"), "config") || at(at(doc, "decode"), "config")) {
+  if (yaml_at(yaml_at(doc, "prefill"), "config") || yaml_at(yaml_at(doc, "decode"), "config")) {
     return helm_values(doc, file, options);
   }
   return {};

@@ -10,7 +10,6 @@
 #include <yaml-cpp/yaml.h>
 
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace pdcheck::io {
@@ -24,7 +23,7 @@ std::string yaml_place(const std::string& file, const YAML::Mark& m);
 
 /// The prefill and decode servers of a Helm values file or an srt-slurm
 /// recipe; empty when `doc` is neither.
-std::vector<ManifestServer> config_servers(const YAML::Node& doc, const std::string& file, std::string_view text,
+std::vector<ManifestServer> config_servers(const YAML::Node& doc, const std::string& file,
                                            const ManifestOptions& options);
 
 } // namespace pdcheck::io

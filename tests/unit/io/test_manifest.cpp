@@ -91,6 +91,10 @@ TEST_CASE("manifest_side: a variable without a value in a flag pdcheck reads is 
   io::ManifestOptions o;
   o.variables["TP_SIZE"] = "2";
   CHECK(io::manifest_side(io::read_manifests({path}, o)[0], o).args.tp_size == 2);
+  // A valueFrom entry of the env takes its value from --manifest-env too; without it the server has no such variable.
+  CHECK(io::read_manifests({path}, o)[0].launch.env.count("TOKEN") == 0);
+  o.variables["TOKEN"] = "t";
+  CHECK(io::read_manifests({path}, o)[0].launch.env.at("TOKEN") == "t");
 }
 
 TEST_CASE("read_manifests: inputs with no SGLang server are refused by name", "[io][manifest]")
