@@ -47,8 +47,9 @@ std::string capture_summary_to_text(const PcapFile& pcap, const capture::Capture
   std::string out = fmt::format("pcap     {} · {} · link type {} · {} packets ({} TCP, {} outside --port/--host)\n",
                                 pcap.path, pcap.format, pcap.linktype_name, r.packets, r.tcp_packets, r.filtered_out);
   if (r.ip_fragments > 0) {
-    out += fmt::format("         {} TCP packets were IP fragments (not reassembled, their flows show gaps)\n",
-                       r.ip_fragments);
+    out += fmt::format("         {} (not reassembled, their flows show gaps)\n",
+                       counted(static_cast<long long>(r.ip_fragments), "TCP packet was an IP fragment",
+                               "TCP packets were IP fragments"));
   }
   std::size_t zmtp = 0;
   std::size_t other = 0;

@@ -25,7 +25,7 @@ TEST_CASE("capture_summary_to_text: counts, the files written, the TransferInfos
   report::CaptureRun run{"out", 3, {}};
   const std::string nothing = report::capture_summary_to_text(pcap, r, run);
   CHECK(nothing == "pcap     x.pcap · pcapng · link type EN10MB · 12 packets (10 TCP, 2 outside --port/--host)\n"
-                   "         1 TCP packets were IP fragments (not reassembled, their flows show gaps)\n"
+                   "         1 TCP packet was an IP fragment (not reassembled, their flows show gaps)\n"
                    "flows    0 TCP flows: 0 ZMTP, 0 other\n"
                    "messages 3: 1 mooncake registration, 2 mooncake transfer_info\n"
                    "2 more TransferInfos counted but not written (--max-transfer-infos 3)\n"
