@@ -14,6 +14,9 @@ _pdcheck()
     --decode-args) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --model) COMPREPLY=($(compgen -W 'qwen3-next-80b-a3b qwen3.5-35b-a3b qwen3.5-27b nemotron-h-8b nemotron-nano-9b-v2 nemotron-3-nano-30b-a3b falcon-h1-7b falcon-h1-1.5b kimi-linear-48b-a3b lfm2-2.6b granite-4.0-h-tiny' -- "$cur")); return ;;
     --manifest) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --prefill-url) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --decode-url) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --timeout) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --manifest-env) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --prefill-sglang) COMPREPLY=($(compgen -W 'pre-dims flat components v0.5.20 0.5.1 0.5.1.post1 0.5.1.post2 0.5.1.post3 0.5.2 0.5.3 0.5.3.post1 0.5.3.post2 0.5.3.post3 0.5.4 0.5.4.post1 0.5.4.post2 0.5.4.post3 0.5.5 0.5.5.post1 0.5.5.post2 0.5.5.post3 0.5.6 0.5.6.post1 0.5.6.post2 0.5.7 0.5.8 0.5.8.post1 0.5.9 0.5.10 0.5.10.post1 0.5.11 0.5.12 0.5.12.post1 0.5.13 0.5.14 0.5.15 0.5.15.post1 0.5.16 0.5.17 0.5.18 0.5.19 0.5.20 0.5.21 0.5.22 0.5.23' -- "$cur")); return ;;
     --decode-sglang) COMPREPLY=($(compgen -W 'pre-dims flat components v0.5.20 0.5.1 0.5.1.post1 0.5.1.post2 0.5.1.post3 0.5.2 0.5.3 0.5.3.post1 0.5.3.post2 0.5.3.post3 0.5.4 0.5.4.post1 0.5.4.post2 0.5.4.post3 0.5.5 0.5.5.post1 0.5.5.post2 0.5.5.post3 0.5.6 0.5.6.post1 0.5.6.post2 0.5.7 0.5.8 0.5.8.post1 0.5.9 0.5.10 0.5.10.post1 0.5.11 0.5.12 0.5.12.post1 0.5.13 0.5.14 0.5.15 0.5.15.post1 0.5.16 0.5.17 0.5.18 0.5.19 0.5.20 0.5.21 0.5.22 0.5.23' -- "$cur")); return ;;
@@ -36,7 +39,7 @@ _pdcheck()
     --isolated) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --quiet|-q) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     esac
-    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--help --help -h --prefill-args --decode-args --model --manifest --manifest-env --prefill-sglang --decode-sglang --prefill-env --decode-env --transfer-info --decode-capture --plan --format --color --fail-on --output --sarif-root --ignore --select --show-advice --baseline --write-baseline --settings --isolated --quiet -q' -- "$cur")); return; fi
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--help --help -h --prefill-args --decode-args --model --manifest --prefill-url --decode-url --timeout --manifest-env --prefill-sglang --decode-sglang --prefill-env --decode-env --transfer-info --decode-capture --plan --format --color --fail-on --output --sarif-root --ignore --select --show-advice --baseline --write-baseline --settings --isolated --quiet -q' -- "$cur")); return; fi
     COMPREPLY=($(compgen -f -- "$cur"))
     ;;
   bootstrap)

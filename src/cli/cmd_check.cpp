@@ -4,6 +4,7 @@
 #include "cli/options.hpp"
 #include "io/capture_file.hpp"
 #include "io/manifest.hpp"
+#include "io/server_info_client.hpp"
 #include "io/output_file.hpp"
 #include "io/settings_file.hpp"
 #include "io/side_file.hpp"
@@ -36,6 +37,9 @@ struct CheckOptions
   std::vector<std::string> decode_env;
   std::vector<std::string> manifests;     ///< --manifest FILE (repeatable; - is standard input)
   std::vector<std::string> manifest_env;  ///< --manifest-env NAME=VALUE
+  std::string prefill_url;                ///< --prefill-url: a running server's /server_info
+  std::string decode_url;
+  double timeout_seconds = 10;            ///< --timeout, per server
   std::string plan;
   ReportOptions report;
   std::vector<std::string> transfer_infos;  ///< --transfer-info CAPTURE
@@ -186,15 +190,40 @@ std::vector<check::CheckInput> manifest_pairs(const CheckOptions& o)
   return pairs;
 }
 
+/// The servers behind --prefill-url and --decode-url run the roles they are named for.
+void refuse_running_roles(const CheckOptions& o, const check::CheckInput& in)
+{
+  for (const auto& [side, url, option, role] :
+       {std::tuple{&in.prefill, o.prefill_url, "--prefill-url", sglang::Role::prefill},
+        std::tuple{&in.decode, o.decode_url, "--decode-url", sglang::Role::decode}}) {
+    if (side->role != role) {
+      throw InputError(option, fmt::format("{} runs --disaggregation-mode {}, not {}", url,
+                                           sglang::role_name(side->role), sglang::role_name(role)));
+    }
+  }
+}
+
 check::CheckInput gather_inputs(const CheckOptions& o)
 {
   check::CheckInput in;
   const bool files = !o.prefill_file.empty() || !o.decode_file.empty();
   const bool args = !o.prefill_args.empty() || !o.decode_args.empty();
-  if (files && args) {
+  const bool urls = !o.prefill_url.empty() || !o.decode_url.empty();
+  if (urls) {
+    if (files || args || !o.decode_captures.empty()) {
+      throw InputError("check", "give either --prefill-url/--decode-url or the sides as files or launch arguments, "
+                                "not both");
+    }
+    if (o.prefill_url.empty() || o.decode_url.empty()) {
+      throw InputError("check", "--prefill-url and --decode-url go together");
+    }
+    const auto timeout = std::chrono::milliseconds(static_cast<long long>(o.timeout_seconds * 1000));
+    in.prefill = io::side_from_server(o.prefill_url, o.model, timeout);
+    in.decode = io::side_from_server(o.decode_url, o.model, timeout);
+    refuse_running_roles(o, in);
+  } else if (files && args) {
     throw InputError("check", "give either two side files or --prefill-args/--decode-args, not both");
-  }
-  if (files) {
+  } else if (files) {
     if (o.decode_file.empty() && o.decode_captures.empty()) {
       throw InputError("check", "expected two side files: PREFILL DECODE (or PREFILL --decode-capture FILE)");
     }
@@ -423,6 +452,11 @@ void install_check(CLI::App& app, CommandContext& ctx)
                   "Kubernetes manifest, Helm values or srt-slurm recipe holding the prefill and decode servers "
                   "(repeatable; - reads standard input)")
     ->allow_extra_args(false);
+  cmd->add_option("--prefill-url", o->prefill_url,
+                  "A running prefill server, http://HOST:PORT: its launch is read from GET /server_info");
+  cmd->add_option("--decode-url", o->decode_url, "A running decode server, http://HOST:PORT");
+  cmd->add_option("--timeout", o->timeout_seconds, "Seconds to wait for each server's answer (with --prefill-url)")
+    ->check(number_range(0.1, 3600));
   cmd->add_option("--manifest-env", o->manifest_env,
                   "Value of a variable the manifest leaves to run time, NAME=VALUE (repeatable)")
     ->allow_extra_args(false);

@@ -175,6 +175,20 @@ const FlagSpec* find_flag(std::string_view spelling)
   return nullptr;
 }
 
+} // namespace
+
+std::optional<ModelledOption> modelled_option(std::string_view dest)
+{
+  for (const FlagSpec& spec : flag_specs()) {
+    if (spec.dest == dest) {
+      return ModelledOption{spec.spellings.front(), spec.kind == Kind::flag};
+    }
+  }
+  return std::nullopt;
+}
+
+namespace {
+
 std::string join(const std::vector<std::string_view>& items, std::string_view separator)
 {
   std::string out;

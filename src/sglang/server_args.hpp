@@ -95,6 +95,16 @@ struct ServerArgs
   std::string flag_table;
 };
 
+/// A launch option pdcheck models, found by SGLang's dest name ("tp_size"):
+/// its primary option string and whether it is a switch. nullopt for dests
+/// pdcheck does not model.
+struct ModelledOption
+{
+  std::string_view option;
+  bool is_switch = false;
+};
+std::optional<ModelledOption> modelled_option(std::string_view dest);
+
 /// Splits one shell-like command line (quotes, backslashes) into words.
 /// Throws InputError(origin, ...) on an unterminated quote.
 std::vector<std::string> split_command_line(const std::string& text, const std::string& origin);
