@@ -6,7 +6,7 @@ _pdcheck()
     case ${COMP_WORDS[i]} in -*) ;; *) cmd=${COMP_WORDS[i]}; break ;; esac
   done
   case $cmd in
-  '') COMPREPLY=($(compgen -W 'check bootstrap layout models profiles rules explain decode encode capture probe devices --help --version' -- "$cur")); return ;;
+  '') COMPREPLY=($(compgen -W 'check fleet bootstrap layout models profiles rules explain decode encode capture probe devices --help --version' -- "$cur")); return ;;
   check)
     case $prev in
     --help|-h) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -30,8 +30,8 @@ _pdcheck()
     --fail-on) COMPREPLY=($(compgen -W 'error warning info' -- "$cur")); return ;;
     --output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --sarif-root) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-    --ignore) COMPREPLY=($(compgen -W 'startup-parallel-sizes startup-divisibility startup-mamba-groups startup-attention-heads startup-pp-layers model-mismatch side-role backend-mismatch startup-backend-state startup-unified-memory mori-registration-pack bootstrap-page-size bootstrap-kv-cache-dtype bootstrap-pp-size bootstrap-cp-size bootstrap-tp-performance rank-mapping registration-generation mooncake-layout-no-dims mooncake-slot-size layer-pairing state-slice state-index-count state-index-empty mori-single-state-index mori-component-count mori-empty-index-skipped nixl-unequal-tp unified-one-side unified-unequal-tp silent-wrong-bytes silent-unwritten silent-written-twice silent-outside-slot scheduler-state-indices extra-state-unequal-tp extra-state-minimax extra-state-unsupported bootstrap-rank-missing startup-dcp-transfer dcp-topology profile-assumed side-model-path startup-argparse unknown-env mooncake-unequal-tp-hybrid registration-misread mori-descriptor-count startup-argparse-unconfirmed' -- "$cur")); return ;;
-    --select) COMPREPLY=($(compgen -W 'startup-parallel-sizes startup-divisibility startup-mamba-groups startup-attention-heads startup-pp-layers model-mismatch side-role backend-mismatch startup-backend-state startup-unified-memory mori-registration-pack bootstrap-page-size bootstrap-kv-cache-dtype bootstrap-pp-size bootstrap-cp-size bootstrap-tp-performance rank-mapping registration-generation mooncake-layout-no-dims mooncake-slot-size layer-pairing state-slice state-index-count state-index-empty mori-single-state-index mori-component-count mori-empty-index-skipped nixl-unequal-tp unified-one-side unified-unequal-tp silent-wrong-bytes silent-unwritten silent-written-twice silent-outside-slot scheduler-state-indices extra-state-unequal-tp extra-state-minimax extra-state-unsupported bootstrap-rank-missing startup-dcp-transfer dcp-topology profile-assumed side-model-path startup-argparse unknown-env mooncake-unequal-tp-hybrid registration-misread mori-descriptor-count startup-argparse-unconfirmed' -- "$cur")); return ;;
+    --ignore) COMPREPLY=($(compgen -W 'startup-parallel-sizes startup-divisibility startup-mamba-groups startup-attention-heads startup-pp-layers model-mismatch side-role backend-mismatch startup-backend-state startup-unified-memory mori-registration-pack bootstrap-page-size bootstrap-kv-cache-dtype bootstrap-pp-size bootstrap-cp-size bootstrap-tp-performance rank-mapping registration-generation mooncake-layout-no-dims mooncake-slot-size layer-pairing state-slice state-index-count state-index-empty mori-single-state-index mori-component-count mori-empty-index-skipped nixl-unequal-tp unified-one-side unified-unequal-tp silent-wrong-bytes silent-unwritten silent-written-twice silent-outside-slot scheduler-state-indices extra-state-unequal-tp extra-state-minimax extra-state-unsupported bootstrap-rank-missing startup-dcp-transfer dcp-topology profile-assumed side-model-path startup-argparse unknown-env mooncake-unequal-tp-hybrid registration-misread mori-descriptor-count startup-argparse-unconfirmed fleet-worker-unreachable fleet-worker-role fleet-bootstrap-port' -- "$cur")); return ;;
+    --select) COMPREPLY=($(compgen -W 'startup-parallel-sizes startup-divisibility startup-mamba-groups startup-attention-heads startup-pp-layers model-mismatch side-role backend-mismatch startup-backend-state startup-unified-memory mori-registration-pack bootstrap-page-size bootstrap-kv-cache-dtype bootstrap-pp-size bootstrap-cp-size bootstrap-tp-performance rank-mapping registration-generation mooncake-layout-no-dims mooncake-slot-size layer-pairing state-slice state-index-count state-index-empty mori-single-state-index mori-component-count mori-empty-index-skipped nixl-unequal-tp unified-one-side unified-unequal-tp silent-wrong-bytes silent-unwritten silent-written-twice silent-outside-slot scheduler-state-indices extra-state-unequal-tp extra-state-minimax extra-state-unsupported bootstrap-rank-missing startup-dcp-transfer dcp-topology profile-assumed side-model-path startup-argparse unknown-env mooncake-unequal-tp-hybrid registration-misread mori-descriptor-count startup-argparse-unconfirmed fleet-worker-unreachable fleet-worker-role fleet-bootstrap-port' -- "$cur")); return ;;
     --show-advice) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --baseline) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --write-baseline) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -41,6 +41,17 @@ _pdcheck()
     esac
     if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--help --help -h --prefill-args --decode-args --model --manifest --prefill-url --decode-url --timeout --manifest-env --prefill-sglang --decode-sglang --prefill-env --decode-env --transfer-info --decode-capture --plan --format --color --fail-on --output --sarif-root --ignore --select --show-advice --baseline --write-baseline --settings --isolated --quiet -q' -- "$cur")); return; fi
     COMPREPLY=($(compgen -f -- "$cur"))
+    ;;
+  fleet)
+    case $prev in
+    --help|-h) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --router) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --model) COMPREPLY=($(compgen -W 'qwen3-next-80b-a3b qwen3.5-35b-a3b qwen3.5-27b nemotron-h-8b nemotron-nano-9b-v2 nemotron-3-nano-30b-a3b falcon-h1-7b falcon-h1-1.5b kimi-linear-48b-a3b lfm2-2.6b granite-4.0-h-tiny' -- "$cur")); return ;;
+    --timeout) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --format) COMPREPLY=($(compgen -W 'text json' -- "$cur")); return ;;
+    --fail-on) COMPREPLY=($(compgen -W 'error warning info' -- "$cur")); return ;;
+    esac
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--help --help -h --router --model --timeout --format --fail-on' -- "$cur")); return; fi
     ;;
   bootstrap)
     case $prev in
@@ -99,7 +110,7 @@ _pdcheck()
     --format) COMPREPLY=($(compgen -W 'text json' -- "$cur")); return ;;
     esac
     if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--help --help -h --format' -- "$cur")); return; fi
-    COMPREPLY=($(compgen -W 'startup-parallel-sizes startup-divisibility startup-mamba-groups startup-attention-heads startup-pp-layers model-mismatch side-role backend-mismatch startup-backend-state startup-unified-memory mori-registration-pack bootstrap-page-size bootstrap-kv-cache-dtype bootstrap-pp-size bootstrap-cp-size bootstrap-tp-performance rank-mapping registration-generation mooncake-layout-no-dims mooncake-slot-size layer-pairing state-slice state-index-count state-index-empty mori-single-state-index mori-component-count mori-empty-index-skipped nixl-unequal-tp unified-one-side unified-unequal-tp silent-wrong-bytes silent-unwritten silent-written-twice silent-outside-slot scheduler-state-indices extra-state-unequal-tp extra-state-minimax extra-state-unsupported bootstrap-rank-missing startup-dcp-transfer dcp-topology profile-assumed side-model-path startup-argparse unknown-env mooncake-unequal-tp-hybrid registration-misread mori-descriptor-count startup-argparse-unconfirmed' -- "$cur") $(compgen -f -- "$cur"))
+    COMPREPLY=($(compgen -W 'startup-parallel-sizes startup-divisibility startup-mamba-groups startup-attention-heads startup-pp-layers model-mismatch side-role backend-mismatch startup-backend-state startup-unified-memory mori-registration-pack bootstrap-page-size bootstrap-kv-cache-dtype bootstrap-pp-size bootstrap-cp-size bootstrap-tp-performance rank-mapping registration-generation mooncake-layout-no-dims mooncake-slot-size layer-pairing state-slice state-index-count state-index-empty mori-single-state-index mori-component-count mori-empty-index-skipped nixl-unequal-tp unified-one-side unified-unequal-tp silent-wrong-bytes silent-unwritten silent-written-twice silent-outside-slot scheduler-state-indices extra-state-unequal-tp extra-state-minimax extra-state-unsupported bootstrap-rank-missing startup-dcp-transfer dcp-topology profile-assumed side-model-path startup-argparse unknown-env mooncake-unequal-tp-hybrid registration-misread mori-descriptor-count startup-argparse-unconfirmed fleet-worker-unreachable fleet-worker-role fleet-bootstrap-port' -- "$cur") $(compgen -f -- "$cur"))
     ;;
   decode)
     case $prev in

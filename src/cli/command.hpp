@@ -30,5 +30,6 @@ void install_encode(CLI::App& app, CommandContext& ctx);
 void install_probe(CLI::App&, CommandContext&);
 void install_devices(CLI::App&, CommandContext&);
 void install_capture(CLI::App&, CommandContext&);
+void install_fleet(CLI::App&, CommandContext&);
 
 } // namespace pdcheck::cli

@@ -24,6 +24,7 @@ using Installer = void (*)(CLI::App&, CommandContext&);
 // The subcommand table: one line per command, in the order `--help` lists them.
 constexpr Installer k_installers[] = {
   install_check,
+  install_fleet,
   install_bootstrap,
   install_layout,
   install_models,

@@ -30,6 +30,7 @@ enum class RuleScope {
   bootstrapped,      ///< both sides start, so the decode bootstraps with the prefill
   simulated,         ///< at least one decode rank's transfer was simulated
   transfer,          ///< a transfer was planned
+  fleet,             ///< only `pdcheck fleet` checks it (a router and its workers)
 };
 
 /// The side-file key a finding of the rule is about (where CI annotations point).

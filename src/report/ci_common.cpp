@@ -100,6 +100,7 @@ std::vector<RuleOutcome> rule_outcomes(const CheckReport& report)
       return r.simulated_decode_ranks > 0 ? std::nullopt
                                           : std::optional<std::string>("no decode rank's transfer could be simulated");
     case RuleScope::transfer: return needs_transfer();
+    case RuleScope::fleet: return std::optional<std::string>("checked by pdcheck fleet, against a running router");
     }
     return std::nullopt;
   };

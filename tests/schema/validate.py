@@ -271,6 +271,26 @@ for answer, decode, extra, what in [
           f"bootstrap {what}")
     server.shutdown()
     server.server_close()
+# A router and its workers: fleet's report, and check --prefill-url/--decode-url's.
+def server_info(name):
+    return lambda path, q: ((200, body(f"tests/data/server_info/{name}")) if path == "/server_info"
+                            else (404, "Not Found"))
+
+
+workers = [BootstrapServer(server_info(n)) for n in ("prefill-0.5.20.json", "decode-0.5.20.json",
+                                                     "decode-0.5.5.post3.json")]
+listing = json.dumps({"workers": [{"url": workers[0].url(), "worker_type": "prefill", "bootstrap_port": 8998},
+                                  {"url": workers[1].url(), "worker_type": "decode"},
+                                  {"url": workers[2].url(), "worker_type": "decode"},
+                                  {"url": "http://127.0.0.1:9", "worker_type": "decode"}]})
+router = BootstrapServer(lambda path, q: (200, listing) if path == "/workers" else (404, "Not Found"))
+check("fleet.schema.json", run(["fleet", "--router", router.url(), "--timeout", "2", "--format", "json"]),
+      "fleet with a worker down and a rollout half-way")
+check("report.schema.json", run(["check", "--prefill-url", workers[0].url(), "--decode-url", workers[2].url(),
+                                 "--isolated", "--format", "json"]), "check --prefill-url --decode-url")
+for s in workers + [router]:
+    s.shutdown()
+    s.server_close()
 if len(sys.argv) > 3:
     sample = subprocess.run([sys.argv[3]], capture_output=True, text=True, check=True)
     check("devices.schema.json", json.loads(sample.stdout), "devices report of made-up devices")

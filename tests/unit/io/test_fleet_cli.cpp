@@ -1,0 +1,79 @@
+// `pdcheck fleet --router URL` end to end: a loopback router lists loopback
+// workers that answer with recorded server-info bodies.
+#include "../../support/loopback_http.hpp"
+#include "../../support/run_pdcheck.hpp"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+using namespace pdcheck;
+using pdcheck::test::LoopbackServer;
+using pdcheck::test::Reply;
+
+namespace {
+
+std::string server_info(const std::string& name)
+{
+  std::ifstream in(std::string(PDCHECK_SOURCE_DIR) + "/tests/data/server_info/" + name);
+  REQUIRE(in);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::unique_ptr<LoopbackServer> worker(const std::string& file)
+{
+  return std::make_unique<LoopbackServer>([b = server_info(file)](const httplib::Request& req) {
+    return req.path == "/server_info" ? Reply{200, b, "application/json"} : Reply{404, "Not Found"};
+  });
+}
+
+} // namespace
+
+TEST_CASE("fleet: every prefill x decode pair a router serves, with the fleet's own findings", "[io][fleet]")
+{
+  auto prefill = worker("prefill-0.5.20.json");
+  auto decode_new = worker("decode-0.5.20.json");
+  auto decode_old = worker("decode-0.5.5.post3.json");
+  // A port nothing listens on: a worker that is down.
+  const std::string down = "http://127.0.0.1:9";
+  const nlohmann::json workers = {
+    {"workers",
+     {{{"url", prefill->url()}, {"worker_type", "prefill"}, {"bootstrap_port", 8998}},
+      {{"url", decode_new->url()}, {"worker_type", "decode"}},
+      {{"url", decode_old->url()}, {"worker_type", "decode"}},
+      {{"url", down}, {"worker_type", "decode"}}}}};
+  LoopbackServer router([body = workers.dump()](const httplib::Request& req) {
+    return req.path == "/workers" ? Reply{200, body, "application/json"} : Reply{404, "Not Found"};
+  });
+
+  const auto run = test::run_pdcheck("fleet --timeout 2 --router " + router.url());
+  CHECK(run.code == 1);
+  CHECK(run.out.rfind("fleet    " + router.url() + ": 1 prefill, 3 decodes (1 not answering)\n", 0) == 0);
+  CHECK(run.out.find("error [fleet-worker-unreachable] bootstrap\n  decode worker " + down + " does not answer: ") !=
+        std::string::npos);
+  // The new decode pairs cleanly; the old one is the half-done rollout.
+  CHECK(run.out.find("2 pairs checked:\n  compatible ") != std::string::npos);
+  CHECK(run.out.find("error [registration-generation]") != std::string::npos);
+  CHECK(router.targets() == std::vector<std::string>{"GET /workers"});
+
+  const auto json = test::run_pdcheck("fleet --timeout 2 --format json --router " + router.url());
+  CHECK(json.code == 1);
+  const auto doc = nlohmann::json::parse(json.out);
+  CHECK(doc["workers"].size() == 4);
+  CHECK(doc["workers"][3]["answered"] == false);
+  CHECK(doc["pairs"].size() == 2);
+  CHECK(doc["findings"][0]["rule"] == "fleet-worker-unreachable");
+  CHECK(doc["verdict"] == "incompatible");
+}
+
+TEST_CASE("fleet: a router that does not answer is exit 3", "[io][fleet]")
+{
+  const auto run = test::run_pdcheck("fleet --timeout 1 --router http://127.0.0.1:9");
+  CHECK(run.code == 3);
+  CHECK(run.out.rfind("pdcheck: cannot run: http://127.0.0.1:9: GET /workers: ", 0) == 0);
+}
