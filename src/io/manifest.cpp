@@ -3,6 +3,7 @@
 #include "deploy/image_tag.hpp"
 #include "io/input_file.hpp"
 #include "io/manifest_config.hpp"
+#include "io/manifest_configmaps.hpp"
 #include "util/error.hpp"
 #include "util/plural.hpp"
 #include "util/word_positions.hpp"
@@ -44,6 +45,8 @@ struct PodContext
   std::optional<Role> role;
   std::map<std::string, PlatformVariable> platform;
   std::vector<std::pair<std::string, std::optional<std::string>>> extra_env; ///< Dynamo envs: before the container's
+  YAML::Node spec;                 ///< the pod spec (its volumes)
+  const ConfigMaps* config_maps;   ///< of the whole input
 };
 
 /// Reads the `sh -c SCRIPT` or argv of one container into launch words.
@@ -146,6 +149,7 @@ public:
                                         l.image.empty() ? "the container names no image" : release.why_unknown);
     }
     l.model_ref = m_options.model_ref;
+    l.config_reader = config_map_reader(m_pod.spec, c, *m_pod.config_maps, s.object + " container " + s.container);
     l.where = where;
     l.origin = fmt::format("{}:{} ({}, container {})", m_pod.file, c.Mark().line + 1, m_pod.object, s.container);
     sglang::SourceLocation args_loc{m_pod.file, nodes.empty() ? c.Mark().line + 1 : nodes.front().Mark().line + 1,
@@ -259,8 +263,8 @@ std::map<std::string, PlatformVariable> lws_variables(const YAML::Node& lwt, con
 class ManifestReader
 {
 public:
-  ManifestReader(std::string file, std::string_view text, const ManifestOptions& options)
-    : m_file(std::move(file)), m_text(text), m_options(options)
+  ManifestReader(std::string file, std::string_view text, const ManifestOptions& options, const ConfigMaps& maps)
+    : m_file(std::move(file)), m_text(text), m_options(options), m_config_maps(&maps)
   {
   }
 
@@ -338,7 +342,7 @@ private:
     if (!spec || !spec.IsMap()) {
       return;
     }
-    PodContext ctx{m_file, m_text, object, field, role, std::move(platform), std::move(extra_env)};
+    PodContext ctx{m_file, m_text, object, field, role, std::move(platform), std::move(extra_env), spec, m_config_maps};
     for (const char* list : {"initContainers", "containers"}) {
       const YAML::Node cs = yaml_at(spec, list);
       for (std::size_t i = 0; cs.IsSequence() && i < cs.size(); ++i) {
@@ -445,8 +449,9 @@ private:
         }
         const YAML::Node main = yaml_at(yaml_at(s, "extraPodSpec"), "mainContainer");
         if (main) {
-          PodContext ctx{m_file, m_text, object + " service " + service, "spec.services." + service + ".extraPodSpec",
-                         hint, {}, env};
+          PodContext ctx{m_file,    m_text, object + " service " + service, "spec.services." + service + ".extraPodSpec",
+                         hint,      {},     env,                             yaml_at(s, "extraPodSpec"),
+                         m_config_maps};
           if (auto found = ContainerReader(ctx, m_options).read(main, ctx.field + ".mainContainer")) {
             out.push_back(std::move(*found));
           }
@@ -489,7 +494,7 @@ private:
         if (!r || !r.IsMap()) {
           return;
         }
-        PodContext ctx{m_file, m_text, label, field, hint, platform, {}};
+        PodContext ctx{m_file, m_text, label, field, hint, platform, {}, part, m_config_maps};
         if (auto found = ContainerReader(ctx, m_options).read(r, field)) {
           out.push_back(std::move(*found));
         }
@@ -526,6 +531,7 @@ private:
   std::string m_file;
   std::string_view m_text;
   const ManifestOptions& m_options;
+  const ConfigMaps* m_config_maps;
   std::size_t m_objects = 0;
 };
 
@@ -533,18 +539,34 @@ private:
 
 std::vector<ManifestServer> read_manifests(const std::vector<std::string>& paths, const ManifestOptions& options)
 {
-  std::vector<ManifestServer> out;
+  // Every file is read first: a ConfigMap may come in another file than the pod that mounts it.
+  struct Input
+  {
+    std::string file;
+    std::string text;
+    std::vector<YAML::Node> docs;
+  };
+  std::vector<Input> inputs;
+  ConfigMaps config_maps;
   for (const std::string& path : paths) {
     const bool from_stdin = path == "-";
-    const std::string file = from_stdin ? "<stdin>" : path;
-    const std::string text = from_stdin ? read_standard_input(k_manifest_file) : read_input_file(path, k_manifest_file);
-    std::vector<YAML::Node> docs;
+    Input in{from_stdin ? "<stdin>" : path,
+             from_stdin ? read_standard_input(k_manifest_file) : read_input_file(path, k_manifest_file), {}};
     try {
-      docs = YAML::LoadAll(text);
+      in.docs = YAML::LoadAll(in.text);
     } catch (const YAML::Exception& e) {
-      throw InputError(yaml_place(file, e.mark), "YAML syntax error: " + e.msg);
+      throw InputError(yaml_place(in.file, e.mark), "YAML syntax error: " + e.msg);
     }
-    ManifestReader reader(file, text, options);
+    for (const YAML::Node& doc : in.docs) {
+      collect_config_maps(doc, in.file, in.text, config_maps);
+    }
+    inputs.push_back(std::move(in));
+  }
+  std::vector<ManifestServer> out;
+  for (const Input& in : inputs) {
+    const std::string& file = in.file;
+    const std::vector<YAML::Node>& docs = in.docs;
+    ManifestReader reader(file, in.text, options, config_maps);
     const std::size_t before = out.size();
     for (const YAML::Node& doc : docs) {
       reader.document(doc, out);

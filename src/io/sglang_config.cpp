@@ -28,12 +28,20 @@ std::string resolve(const std::string& path, const std::string& base_dir)
   return p.lexically_normal().string();
 }
 
-std::string where_of(const std::string& file, const YAML::Mark& mark)
+/// Where a config file's text starts in the file that holds it: 0, 0 for a
+/// file of its own; the first content line of a ConfigMap's block scalar.
+struct TextStart
+{
+  int line = 0;   ///< lines before the text
+  int column = 0; ///< columns before each line's text
+};
+
+std::string where_of(const std::string& file, const YAML::Mark& mark, TextStart start = {})
 {
   if (mark.line < 0 || mark.column < 0) {
     return file;
   }
-  return file + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
+  return file + ":" + std::to_string(start.line + mark.line + 1) + ":" + std::to_string(start.column + mark.column + 1);
 }
 
 std::string_view kind_name(const YAML::Node& node)
@@ -81,9 +89,8 @@ std::string value_text(const YAML::Node& node)
 
 } // namespace
 
-std::vector<sglang::ConfigWord> read_sglang_config(const std::string& path, const std::string& base_dir)
+void require_yaml_extension(const std::string& file)
 {
-  const std::string file = resolve(path, base_dir);
   const std::string extension = std::filesystem::path(file).extension().string();
   std::string lower = extension;
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -91,19 +98,31 @@ std::vector<sglang::ConfigWord> read_sglang_config(const std::string& path, cons
     // SGLang refuses other extensions before reading the file.
     throw InputError(file, "SGLang reads only .yaml or .yml config files, got '" + extension + "'");
   }
+}
 
-  const std::string text = read_input_file(file, k_sglang_config);
+std::vector<sglang::ConfigWord> read_sglang_config(const std::string& path, const std::string& base_dir)
+{
+  const std::string file = resolve(path, base_dir);
+  require_yaml_extension(file);
+
+  return sglang_config_words(read_input_file(file, k_sglang_config), file, 0, 0);
+}
+
+std::vector<sglang::ConfigWord> sglang_config_words(const std::string& text, const std::string& file, int first_line,
+                                                    int indent)
+{
+  const TextStart start{first_line, indent};
   YAML::Node root;
   try {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    throw InputError(where_of(file, e.mark), "YAML syntax error: " + e.msg);
+    throw InputError(where_of(file, e.mark, start), "YAML syntax error: " + e.msg);
   }
   if (root.IsNull()) {
     return {}; // an empty file configures nothing, as in SGLang
   }
   if (!root.IsMap()) {
-    throw InputError(where_of(file, root.Mark()), "an SGLang config file must be a mapping of argument names to values, got " +
+    throw InputError(where_of(file, root.Mark(), start), "an SGLang config file must be a mapping of argument names to values, got " +
                                                       std::string(kind_name(root)));
   }
 
@@ -114,7 +133,7 @@ std::vector<sglang::ConfigWord> read_sglang_config(const std::string& path, cons
     const YAML::Node key = it->first;
     const YAML::Node value = it->second;
     if (!key.IsScalar()) {
-      throw InputError(where_of(file, key.Mark()), "expected an argument name, got " + std::string(kind_name(key)));
+      throw InputError(where_of(file, key.Mark(), start), "expected an argument name, got " + std::string(kind_name(key)));
     }
     // SGLang's flags are dashed; keys written with underscores (the dest
     // spelling) are read as the same flag.
@@ -123,7 +142,7 @@ std::vector<sglang::ConfigWord> read_sglang_config(const std::string& path, cons
     while (!name.empty() && name.front() == '-') {
       name.erase(name.begin());
     }
-    const sglang::ConfigWord flag{"--" + name, where_of(file, key.Mark())};
+    const sglang::ConfigWord flag{"--" + name, where_of(file, key.Mark(), start)};
 
     if (value.IsNull()) {
       continue;
@@ -140,12 +159,12 @@ std::vector<sglang::ConfigWord> read_sglang_config(const std::string& path, cons
       }
       words.push_back(flag);
       for (const YAML::Node& item : value) {
-        words.push_back(sglang::ConfigWord{value_text(item), where_of(file, item.Mark())});
+        words.push_back(sglang::ConfigWord{value_text(item), where_of(file, item.Mark(), start)});
       }
       continue;
     }
     words.push_back(flag);
-    words.push_back(sglang::ConfigWord{value_text(value), where_of(file, value.Mark())});
+    words.push_back(sglang::ConfigWord{value_text(value), where_of(file, value.Mark(), start)});
   }
   return words;
 }

@@ -17,4 +17,14 @@ namespace pdcheck::io {
 /// sglang::ConfigFileReader.
 std::vector<sglang::ConfigWord> read_sglang_config(const std::string& path, const std::string& base_dir);
 
+/// SGLang's first check of a --config path: the extension is .yaml or .yml
+/// (any case). Throws InputError(file, ...) otherwise.
+void require_yaml_extension(const std::string& file);
+
+/// The same from a config file's text held elsewhere (a ConfigMap's data in a
+/// manifest): positions are "<file>:<line>:<col>" with `first_line` lines and
+/// `indent` columns added, so they point into the file that holds the text.
+std::vector<sglang::ConfigWord> sglang_config_words(const std::string& text, const std::string& file, int first_line,
+                                                    int indent);
+
 } // namespace pdcheck::io

@@ -470,8 +470,10 @@ Side side_from_launch(const LaunchedServer& server)
   in.model_where = server.model_ref.empty() ? server.where : "--model";
   in.args_where = server.locations.count("args") ? where_of(server.locations.at("args")) : server.where;
   const ProfileMatch match = side_profile(in);
-  side.args = sglang::parse_launch_args(server.words, in.args_where, server.env, &read_sglang_config, ".",
-                                        flag_table_of(match), server.places);
+  const sglang::ConfigFileReader reader =
+    server.config_reader ? server.config_reader : sglang::ConfigFileReader(&read_sglang_config);
+  side.args = sglang::parse_launch_args(server.words, in.args_where, server.env, reader, ".", flag_table_of(match),
+                                        server.places);
   finish_side(side, in, match);
   if (server.sglang.empty() && !server.sglang_assumption.empty()) {
     side.sglang = server.image;

@@ -47,6 +47,8 @@ struct LaunchedServer
   std::string origin;               ///< "m.yaml:12 (LeaderWorkerSet/qwen-prefill, container sglang)"
   std::string where;                ///< "m.yaml:12:9": errors about the server point here
   std::map<std::string, sglang::SourceLocation> locations; ///< "args", "sglang" (the image line)
+  /// Reads --config files: from the deployment's ConfigMaps; empty: from disk.
+  sglang::ConfigFileReader config_reader;
 };
 
 /// Builds a side from a deployment's server, as load_side_file does from a side file.

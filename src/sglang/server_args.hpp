@@ -4,6 +4,7 @@
 #include "core/sglang_messages.hpp"
 #include "core/transfer_backend.hpp"
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -120,7 +121,7 @@ struct ConfigWord
 /// Reads an SGLang `--config` file into launch-argument words, e.g.
 /// {"--tp-size", "4"}, the way SGLang's ConfigArgumentMerger does. Supplied by
 /// the I/O layer (io::read_sglang_config) so this parser stays pure.
-using ConfigFileReader = std::vector<ConfigWord> (*)(const std::string& path, const std::string& base_dir);
+using ConfigFileReader = std::function<std::vector<ConfigWord>(const std::string& path, const std::string& base_dir)>;
 
 /// Parses `python -m sglang.launch_server ...` words (the program prefix, if any,
 /// is skipped; `VAR=value` words before it join `env`). Unknown arguments are

@@ -133,3 +133,28 @@ TEST_CASE("read_manifests: an srt-slurm recipe's keys become flags as srtctl wri
   CHECK(servers[0].launch.sglang == "0.5.20");
   CHECK(servers[0].launch.role == sglang::Role::prefill);
 }
+
+TEST_CASE("manifest_side: a --config file mounted from a ConfigMap is read from the input", "[io][manifest]")
+{
+  const std::string path = std::string(PDCHECK_SOURCE_DIR) + "/examples/manifests/configmap-config.yaml";
+  const auto servers = io::read_manifests({path}, {});
+  REQUIRE(servers.size() == 2);
+  const sglang::Side prefill = io::manifest_side(servers[0], {});
+  CHECK(prefill.role == sglang::Role::prefill);
+  CHECK(prefill.args.tp_size == 4);
+  // The flag's place is its line inside the ConfigMap's block scalar: tp-size on line 12, column 5.
+  CHECK(prefill.args.given.at("tp_size").origin == path + ":12:5");
+  // The decode mounts one key under another name with subPath.
+  const sglang::Side decode = io::manifest_side(servers[1], {});
+  CHECK(decode.args.enable_unified_memory);
+  CHECK(decode.args.given.at("enable_unified_memory").origin == path + ":20:5");
+
+  // Without the ConfigMap in the input, the file is named with the container that needs it.
+  test::TempDir dir;
+  std::string text = k_lws;
+  text.replace(text.find("--tp $(TP)"), 10, "--config /etc/x.yaml");
+  const std::string no_map = dir.write("lws.yaml", text);
+  CHECK(test::error_of([&] { io::manifest_side(io::read_manifests({no_map}, {})[0], {}); }) ==
+        "/etc/x.yaml: LeaderWorkerSet/qwen-decode container sglang: --config file not in the input: pdcheck reads it "
+        "from a ConfigMap the pod mounts there (volumes and volumeMounts), given in the same manifests");
+}
