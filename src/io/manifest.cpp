@@ -645,6 +645,20 @@ sglang::Side manifest_side(const ManifestServer& server, const ManifestOptions& 
       refuse(given.origin, given.flag, *u);
     }
   }
+  // The rest are in words no check reads: said, not refused.
+  const LaunchedServer& l = server.launch;
+  for (const deploy::UnresolvedReference& u : server.unresolved) {
+    for (std::size_t i = 0; i < l.words.size(); ++i) {
+      if (l.words[i].find(u.reference) == std::string::npos) {
+        continue;
+      }
+      const std::string flag = i > 0 && l.words[i - 1].rfind("--", 0) == 0 ? l.words[i - 1] + " " : "";
+      const auto why = server.unresolved_why.find(u.name);
+      side.notes.push_back(fmt::format("{} in '{}{}' is {}; pdcheck does not read that value", u.reference, flag,
+                                       l.words[i], why == server.unresolved_why.end() ? "unknown" : why->second));
+      break;
+    }
+  }
   return side;
 }
 

@@ -49,6 +49,7 @@ nlohmann::ordered_json side_json(const sglang::Side& s, const model::Layout& l)
   j["pp_size"] = s.args.pp_size;
   j["enable_unified_memory"] = s.args.enable_unified_memory;
   j["bytes_per_request"] = l.ranks.empty() ? 0 : l.ranks.front().bytes_per_request;
+  j["notes"] = s.notes;
   return j;
 }
 
@@ -206,6 +207,11 @@ std::string check_to_text(const CheckReport& rep, const RenderOptions& o)
                        transfer_backend_name(side->args.transfer_backend), side->args.tp_size, l.attn_tp_size,
                        side->args.pp_size, dtype_name(li.ssm_dtype), dtype_name(li.conv_dtype),
                        side->args.enable_unified_memory ? " · unified memory" : "");
+  }
+  for (const auto* side : {&in.prefill, &in.decode}) {
+    for (const std::string& note : side->notes) {
+      out += fmt::format("note     {}: {}\n", sglang::role_name(side->role), note);
+    }
   }
   out += fmt::format("pairs    {} planned, {} simulated byte by byte ({})\n",
                      counted(static_cast<long long>(r.pairs.size()), "rank pair"),

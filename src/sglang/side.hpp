@@ -44,6 +44,9 @@ struct Side
   /// Launch arguments as given on pdcheck's command line (--prefill-args), for
   /// reports that point into them; empty for side files.
   std::string command_line;
+  /// What the input leaves open that pdcheck does not read, one line each (a
+  /// manifest's variable set when the pod starts, in a flag no check uses).
+  std::vector<std::string> notes;
   /// Rules silenced by `# pdcheck: ignore=RULE` comments in the side file, with
   /// where each was named.
   std::map<std::string, SourceLocation> inline_ignores;

@@ -74,6 +74,12 @@ TEST_CASE("read_manifests: a LeaderWorkerSet's sh -c script, with Kubernetes and
   CHECK(side.role == sglang::Role::decode);
   CHECK(side.args.tp_size == 4);
   CHECK(side.args.given.at("tp_size").origin == path + ":21:63");
+  // ... and the values left open are said, with the flag they are in.
+  CHECK(side.notes == std::vector<std::string>{
+                        "$(LWS_LEADER_ADDRESS) in '--dist-init-addr $(LWS_LEADER_ADDRESS):20102' is set by the "
+                        "LeaderWorkerSet controller when the pod starts; pdcheck does not read that value",
+                        "$TOKEN in '--api-key $TOKEN' is set from valueFrom (a Secret, ConfigMap key or field "
+                        "reference) this input does not hold; pdcheck does not read that value"});
 }
 
 TEST_CASE("manifest_side: a variable without a value in a flag pdcheck reads is a one-line error", "[io][manifest]")
