@@ -223,6 +223,7 @@ void simulation_findings(const SimulationResult& r, int decode_rank, const Side&
 void scheduler_advice(const plan::PairInput& base, const PairResult& pr, const Side& prefill, std::vector<Finding>& out)
 {
   std::vector<std::string> outcomes;
+  nlohmann::ordered_json by_count = nlohmann::ordered_json::object();
   for (int count : {2, 0}) {
     plan::PairInput in = base;
     in.dst_index_count = count;
@@ -230,16 +231,21 @@ void scheduler_advice(const plan::PairInput& base, const PairResult& pr, const S
     const std::string what = count == 2 ? "batched (2 indices)" : "empty (0 indices)";
     if (p.error) {
       outcomes.push_back(fmt::format("{}: {}", what, p.error->rendered()));
+      by_count[std::to_string(count)] = "refused";
     } else if (p.skipped) {
       outcomes.push_back(fmt::format("{}: component skipped silently, the state never arrives", what));
+      by_count[std::to_string(count)] = "skipped";
     } else {
       outcomes.push_back(fmt::format("{}: sent as one request", what));
+      by_count[std::to_string(count)] = "sent";
     }
   }
   Finding f = pair_finding(RuleId::scheduler_state_indices,
                            fmt::format("{} with non-single state indices: {}", backend_name(prefill.args.transfer_backend),
                                        fmt::join(outcomes, "; ")),
                            pr, prefill);
+  // What the backend does with each state-index count a scheduler could send.
+  f.evidence["state_indices"] = std::move(by_count);
   out.push_back(std::move(f));
 }
 

@@ -46,6 +46,8 @@ TEST_CASE("check::run_check: Mori advice reproduces the single-state-index seed 
         "mori with non-single state indices: batched (2 indices): " +
           render_delivered(MessageId::mori_single_state_index, {{"src", 1}, {"dst", 2}}) +
           "; empty (0 indices): component skipped silently, the state never arrives");
+  // The same outcomes as evidence, by state-index count.
+  CHECK(advice[0]->evidence["state_indices"] == nlohmann::ordered_json({{"2", "refused"}, {"0", "skipped"}}));
   CHECK(r.passes(Severity::error));
 }
 
