@@ -1,12 +1,10 @@
 #include "io/server_info_client.hpp"
 
 #include "check/bootstrap.hpp"
-#include "io/http_client.hpp"
+#include "io/http_json.hpp"
 #include "io/side_file.hpp"
 #include "sglang/server_info.hpp"
 #include "util/error.hpp"
-#include "util/json_limits.hpp"
-#include "util/untrusted_text.hpp"
 
 #include <fmt/format.h>
 
@@ -40,37 +38,15 @@ sglang::Side side_from_server(const std::string& url, const std::string& model_r
                              where.port);
   }
   const HttpGetClient http(where.host, where.port);
-  std::string route = "/server_info";
-  auto answer = http.get(route, timeout);
-  if (const auto* a = std::get_if<HttpAnswer>(&answer); a != nullptr && a->status == 404) {
-    route = "/get_server_info"; // servers from before the rename
-    answer = http.get(route, timeout);
-  }
-  if (const auto* failure = std::get_if<HttpFailure>(&answer)) {
-    throw CannotRun(fmt::format("{}: GET {}: {} (is the SGLang server running, and is {} its --port?)", where.text,
-                                route, failure->text, where.port));
-  }
-  const HttpAnswer& a = std::get<HttpAnswer>(answer);
-  if (a.status == 401 || a.status == 403) {
-    throw CannotRun(fmt::format("{}: GET {} answered {}: the server was started with --api-key, which pdcheck does "
-                                "not send; check its launch as a side file instead",
-                                where.text, route, a.status));
-  }
-  if (a.status != 200) {
-    throw CannotRun(fmt::format("{}: GET {} answered {}", where.text, route,
-                                printable_untrusted(check::describe_answer(a.status, a.body))));
-  }
-  const std::string origin = where.text + route;
-  nlohmann::json info;
-  try {
-    refuse_unmeasurable_json(a.body, origin, "server info");
-    info = nlohmann::json::parse(a.body);
-  } catch (const nlohmann::json::exception&) {
-    throw CannotRun(fmt::format("{}: the answer is not JSON: {}", origin,
-                                printable_untrusted(check::describe_answer(a.status, a.body))));
-  } catch (const InputError& e) {
-    throw CannotRun(e.what());
-  }
+  // Servers from before the rename have only /get_server_info.
+  const JsonAnswer answer =
+    get_json(http, where.text, {"/server_info", "/get_server_info"}, timeout,
+             fmt::format(" (is the SGLang server running, and is {} its --port?)", where.port),
+             "the server was started with --api-key, which pdcheck does not send; check its launch as a side file "
+             "instead",
+             "server info");
+  const std::string origin = where.text + answer.target;
+  const nlohmann::json& info = answer.body;
   const auto mode = info.is_object() ? info.find("disaggregation_mode") : info.end();
   if (info.is_object() && (mode == info.end() || (*mode != "prefill" && *mode != "decode"))) {
     throw CannotRun(fmt::format("{}: the server runs without --disaggregation-mode prefill or decode, so it is not "
