@@ -2,13 +2,12 @@
 // workers that answer with recorded server-info bodies.
 #include "../../support/loopback_http.hpp"
 #include "../../support/run_pdcheck.hpp"
+#include "../../support/test_data.hpp"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include <fstream>
 #include <memory>
-#include <sstream>
 
 using namespace pdcheck;
 using pdcheck::test::LoopbackServer;
@@ -16,18 +15,9 @@ using pdcheck::test::Reply;
 
 namespace {
 
-std::string server_info(const std::string& name)
-{
-  std::ifstream in(std::string(PDCHECK_SOURCE_DIR) + "/tests/data/server_info/" + name);
-  REQUIRE(in);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 std::unique_ptr<LoopbackServer> worker(const std::string& file)
 {
-  return std::make_unique<LoopbackServer>([b = server_info(file)](const httplib::Request& req) {
+  return std::make_unique<LoopbackServer>([b = test::test_data("server_info/" + file)](const httplib::Request& req) {
     return req.path == "/server_info" ? Reply{200, b, "application/json"} : Reply{404, "Not Found"};
   });
 }

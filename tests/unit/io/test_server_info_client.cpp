@@ -6,13 +6,13 @@
 #include "sglang/server_info.hpp"
 #include "util/error.hpp"
 
+#include "../../support/error_of.hpp"
 #include "../../support/loopback_http.hpp"
 #include "../../support/run_pdcheck.hpp"
+#include "../../support/test_data.hpp"
 
 #include <catch2/catch.hpp>
 
-#include <fstream>
-#include <sstream>
 
 using namespace pdcheck;
 using pdcheck::test::LoopbackServer;
@@ -22,11 +22,7 @@ namespace {
 
 std::string body(const std::string& name)
 {
-  std::ifstream in(std::string(PDCHECK_SOURCE_DIR) + "/tests/data/server_info/" + name);
-  REQUIRE(in);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return test::test_data("server_info/" + name);
 }
 
 /// A server of today: GET /server_info.
@@ -35,16 +31,6 @@ LoopbackServer current(const std::string& file)
   return LoopbackServer([b = body(file)](const httplib::Request& req) {
     return req.path == "/server_info" ? Reply{200, b, "application/json"} : Reply{404, "Not Found"};
   });
-}
-
-std::string cannot_run(const std::function<void()>& f)
-{
-  try {
-    f();
-  } catch (const CannotRun& e) {
-    return e.what();
-  }
-  return "<ran>";
 }
 
 const std::chrono::milliseconds k_timeout{5000};
@@ -97,20 +83,20 @@ TEST_CASE("side_from_server: a server from before the rename answers /get_server
 TEST_CASE("side_from_server: servers pdcheck cannot read are one line, exit 3", "[io][server_info]")
 {
   LoopbackServer locked([](const httplib::Request&) { return Reply{401, "Unauthorized"}; });
-  CHECK(cannot_run([&] { io::side_from_server(locked.url(), "", k_timeout); }) ==
-        locked.url() + ": GET /server_info answered 401: the server was started with --api-key, which pdcheck does "
+  CHECK(test::error_of([&] { io::side_from_server(locked.url(), "", k_timeout); }) ==
+        "cannot run: " + locked.url() + ": GET /server_info answered 401: the server was started with --api-key, which pdcheck does "
                        "not send; check its launch as a side file instead");
 
   std::string plain = body("prefill-0.5.20.json");
   plain.replace(plain.find("\"disaggregation_mode\": \"prefill\""), 32, "\"disaggregation_mode\": \"null\"");
   LoopbackServer not_pd([plain](const httplib::Request&) { return Reply{200, plain, "application/json"}; });
-  CHECK(cannot_run([&] { io::side_from_server(not_pd.url(), "", k_timeout); }) ==
-        not_pd.url() + "/server_info: the server runs without --disaggregation-mode prefill or decode, so it is not "
+  CHECK(test::error_of([&] { io::side_from_server(not_pd.url(), "", k_timeout); }) ==
+        "cannot run: " + not_pd.url() + "/server_info: the server runs without --disaggregation-mode prefill or decode, so it is not "
                        "one side of a PD pair");
 
   LoopbackServer html([](const httplib::Request&) { return Reply{200, "<html>", "text/html"}; });
-  CHECK(cannot_run([&] { io::side_from_server(html.url(), "", k_timeout); })
-          .rfind(html.url() + "/server_info: the answer is not JSON: ", 0) == 0);
+  CHECK(test::error_of([&] { io::side_from_server(html.url(), "", k_timeout); })
+          .rfind("cannot run: " + html.url() + "/server_info: the answer is not JSON: ", 0) == 0);
 }
 
 TEST_CASE("check --prefill-url --decode-url: a rollout half-way, read from the running servers", "[io][server_info]")
