@@ -3,7 +3,9 @@
 #include "util/untrusted_text.hpp"
 
 #include "core/rules.hpp"
+#include "model/layout.hpp"
 #include "sglang/side_layout.hpp"
+#include "util/plural.hpp"
 #include "util/error.hpp"
 
 #include <fmt/format.h>
@@ -165,14 +167,12 @@ BootstrapUrl parse_bootstrap_url(std::string_view text)
   BootstrapUrl url;
   std::string_view port_text;
   bool has_port = false;
-  bool ipv6 = false;
   if (!authority.empty() && authority.front() == '[') {
     const auto close = authority.find(']');
     if (close == std::string_view::npos) {
       return fail("unterminated '[' in an IPv6 address");
     }
     url.host = std::string(authority.substr(1, close - 1));
-    ipv6 = true;
     const std::string_view after = authority.substr(close + 1);
     if (!after.empty()) {
       if (after.front() != ':') {
@@ -204,7 +204,14 @@ BootstrapUrl parse_bootstrap_url(std::string_view text)
     }
     url.port = port;
   }
-  url.text = fmt::format("http://{}:{}", ipv6 ? "[" + url.host + "]" : url.host, url.port);
+  return at_port(url, url.port);
+}
+
+BootstrapUrl at_port(BootstrapUrl url, int port)
+{
+  url.port = port;
+  url.text = fmt::format("http://{}:{}", url.host.find(':') != std::string::npos ? "[" + url.host + "]" : url.host,
+                         port);
   return url;
 }
 
@@ -503,15 +510,16 @@ PrefillFromServer prefill_side_from_server(const PrefillServerInfo& info,
   return out;
 }
 
-std::vector<Finding> missing_rank_findings(const std::vector<std::pair<RankId, std::string>>& missing,
-                                           const std::string& url)
+namespace {
+
+std::vector<Finding> missing_rank_findings(const ObservedBootstrap& observed)
 {
   std::vector<Finding> out;
-  for (const auto& [rank, answer] : missing) {
+  for (const auto& [rank, answer] : observed.missing_ranks) {
     Finding f = make_finding(RuleId::bootstrap_rank_missing,
                              fmt::format("prefill rank {} has not registered its endpoint with {}: the last answer "
                                          "was {}",
-                                         rank_label(rank), url, answer));
+                                         rank_label(rank), observed.url, answer));
     f.side = "prefill";
     f.prefill_rank = rank.tp;
     f.where = "prefill bootstrap server: GET /route for one rank";
@@ -523,6 +531,102 @@ std::vector<Finding> missing_rank_findings(const std::vector<std::pair<RankId, s
     out.push_back(std::move(f));
   }
   return out;
+}
+
+/// One fact both the bootstrap server and the prefill's own launch state.
+struct Reported
+{
+  const char* name;
+  int reported;
+  int runs;
+};
+
+/// The facts the info's generation reports, each against what the prefill runs
+/// (SGLang's values: attn_tp = tp / dp with DP attention / attn_cp; dp_size is
+/// the DP size with or without DP attention; page_size is reported from the
+/// server_info generation on, null when unset).
+std::vector<Reported> reported_facts(const PrefillServerInfo& info, const sglang::ServerArgs& a)
+{
+  const int attn_tp = model::attention_tp_size(a.tp_size, a.dp_size, a.enable_dp_attention, a.attn_cp_size);
+  std::vector<Reported> out;
+  switch (info.generation) {
+  case InfoGeneration::tp_dp:
+    out.push_back({"tp_size", info.tp_size.value_or(0), a.tp_size});
+    out.push_back({"dp_size", info.dp_size, a.dp_size});
+    break;
+  case InfoGeneration::attn_tp_pp:
+    out.push_back({"attn_tp_size", info.attn_tp_size, attn_tp});
+    out.push_back({"dp_size", info.dp_size, a.dp_size});
+    out.push_back({"pp_size", info.pp_size, a.pp_size});
+    break;
+  case InfoGeneration::server_info:
+    out.push_back({"attn_tp_size", info.attn_tp_size, attn_tp});
+    out.push_back({"attn_cp_size", info.attn_cp_size, a.attn_cp_size});
+    out.push_back({"dp_size", info.dp_size, a.dp_size});
+    out.push_back({"pp_size", info.pp_size, a.pp_size});
+    if (info.page_size) {
+      out.push_back({"page_size", *info.page_size, a.page_size});
+    }
+    break;
+  }
+  return out;
+}
+
+std::optional<Finding> other_prefill_finding(const ObservedBootstrap& observed, const sglang::Side& prefill)
+{
+  std::vector<std::string> reported;
+  std::vector<std::string> runs;
+  nlohmann::ordered_json evidence;
+  for (const Reported& r : reported_facts(*observed.info, prefill.args)) {
+    if (r.reported != r.runs) {
+      reported.push_back(fmt::format("{} {}", r.name, r.reported));
+      runs.push_back(fmt::format("{} {}", r.name, r.runs));
+      evidence[r.name] = {{"bootstrap_server", r.reported}, {"prefill", r.runs}};
+    }
+  }
+  if (reported.empty()) {
+    return std::nullopt;
+  }
+  Finding f = make_finding(RuleId::bootstrap_other_prefill,
+                           fmt::format("the bootstrap server at {} reports {}, but the prefill at {} runs {}: another "
+                                       "prefill answers on its bootstrap port",
+                                       observed.url, fmt::join(reported, ", "), prefill.origin, fmt::join(runs, ", ")));
+  f.side = "prefill";
+  f.where = "prefill bootstrap server: GET " + std::string(k_server_info_target);
+  f.evidence = std::move(evidence);
+  return f;
+}
+
+} // namespace
+
+std::vector<Finding> bootstrap_findings(const ObservedBootstrap& observed, const sglang::Side& prefill)
+{
+  if (!observed.info) {
+    Finding f = make_finding(RuleId::bootstrap_unreachable,
+                             fmt::format("pdcheck could not read the prefill's bootstrap server: {}", observed.unread));
+    f.side = "prefill";
+    f.where = "prefill bootstrap server";
+    f.evidence["url"] = observed.url;
+    return {std::move(f)};
+  }
+  std::vector<Finding> out;
+  if (auto f = other_prefill_finding(observed, prefill)) {
+    out.push_back(std::move(*f));
+  }
+  for (Finding& f : missing_rank_findings(observed)) {
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+std::string bootstrap_note(const ObservedBootstrap& observed)
+{
+  if (!observed.info) {
+    return fmt::format("bootstrap server {}: not read", observed.url);
+  }
+  const int announced = observed.registered_ranks + static_cast<int>(observed.missing_ranks.size());
+  return fmt::format("bootstrap server {}: {} of {} registered", observed.url, observed.registered_ranks,
+                     counted(announced, "rank"));
 }
 
 } // namespace pdcheck::check

@@ -33,6 +33,9 @@ struct BootstrapUrl
 /// user names and ports outside 1..65535. Throws InputError(text, why).
 BootstrapUrl parse_bootstrap_url(std::string_view text);
 
+/// The same host at another port, its text rebuilt.
+BootstrapUrl at_port(BootstrapUrl url, int port);
+
 /// The shape of the server-info answer (GET /route with every rank -1), oldest first.
 enum class InfoGeneration {
   tp_dp,       ///< Mooncake's first bootstrap server: {prefill_tp_size, prefill_dp_size}; no /health
@@ -152,10 +155,28 @@ PrefillFromServer prefill_side_from_server(const PrefillServerInfo& info,
                                            const std::string& sglang_text,
                                            const std::string& origin);
 
-/// One finding per prefill rank the server info announces but whose endpoint
-/// was never registered (rank, the server's last answer): a decode rank that
-/// pairs with it cannot learn where to connect, so its requests never transfer.
-std::vector<Finding> missing_rank_findings(const std::vector<std::pair<RankId, std::string>>& missing,
-                                           const std::string& url);
+/// What pdcheck read from a running prefill's bootstrap server (check
+/// --prefill-url, pdcheck bootstrap): the decode learns the prefill's topology
+/// and every rank's endpoint there, so the check holds it next to the sides.
+struct ObservedBootstrap
+{
+  std::string url;                       ///< http://HOST:PORT
+  std::optional<PrefillServerInfo> info; ///< absent when the server could not be read
+  std::string unread;                    ///< why, when `info` is absent: one line
+  /// Ranks the info announces whose endpoint was still unregistered (rank, last answer).
+  std::vector<std::pair<RankId, std::string>> missing_ranks;
+  int registered_ranks = 0;
+};
+
+/// The findings of a bootstrap observation about `prefill` (the side read from
+/// the prefill's own server, or built from the same info): the server could not
+/// be read (bootstrap-unreachable), it reports another topology or page size
+/// than the prefill runs (bootstrap-other-prefill), or ranks never registered
+/// (bootstrap-rank-missing, one per rank).
+std::vector<Finding> bootstrap_findings(const ObservedBootstrap& observed, const sglang::Side& prefill);
+
+/// One line saying what the bootstrap server showed, for the prefill side's
+/// notes: "bootstrap server http://10.0.0.1:8998: 8 of 8 ranks registered".
+std::string bootstrap_note(const ObservedBootstrap& observed);
 
 } // namespace pdcheck::check

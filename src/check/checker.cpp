@@ -546,6 +546,12 @@ CheckResult check(const CheckInput& input, Depth depth)
 CheckResult run_check(const CheckInput& input)
 {
   CheckResult r = check(input, Depth::full);
+  if (input.prefill_bootstrap) {
+    // Read from running servers: true whether or not the sides could start.
+    for (Finding& f : bootstrap_findings(*input.prefill_bootstrap, input.prefill)) {
+      r.findings.push_back(std::move(f));
+    }
+  }
   add_remedies(r.findings, input);
   return r;
 }

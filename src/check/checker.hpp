@@ -4,6 +4,7 @@
 // one prefill/decode pair, in SGLang's order and with its exact messages, plus
 // the Simulation of every pair's copy Plan.
 
+#include "check/bootstrap.hpp"
 #include "check/simulate.hpp"
 #include "core/finding.hpp"
 #include "model/layout.hpp"
@@ -44,6 +45,8 @@ struct CheckInput
   /// frames; the decode side then describes what is known of the decode server.
   std::vector<ObservedRegistration> decode_registrations;
   std::vector<ObservedTransferInfo> transfer_infos;
+  /// The running prefill's bootstrap server, when pdcheck read it.
+  std::optional<ObservedBootstrap> prefill_bootstrap;
   std::int64_t src_slot = 3;
   std::int64_t dst_slot = 5;
 };

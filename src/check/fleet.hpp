@@ -6,6 +6,7 @@
 // the router and the server disagree on, bootstrap ports the decode would not
 // find. Pure; sources in docs/research/live-server-info.md §3.
 
+#include "check/bootstrap.hpp"
 #include "core/finding.hpp"
 #include "sglang/side.hpp"
 
@@ -38,6 +39,10 @@ struct FleetWorker
   RouterWorker listed;
   std::optional<sglang::Side> side; ///< nullopt when it did not answer
   std::string failure;              ///< why not, one line
+  /// A prefill's bootstrap server, read at its host and its own
+  /// --disaggregation-bootstrap-port (a router port that differs is
+  /// fleet-bootstrap-port); nullopt for decodes and unanswering workers.
+  std::optional<ObservedBootstrap> bootstrap;
 };
 
 /// The fleet findings: unreachable workers, role disagreements, and for each

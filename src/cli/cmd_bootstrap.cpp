@@ -72,10 +72,8 @@ Verdict run_bootstrap_command(const BootstrapCommandOptions& o, CommandContext& 
   const check::PrefillFromServer from =
     check::prefill_side_from_server(fetch.info, in.decode, profile, sglang_text, url.text);
   in.prefill = from.side;
-  check::CheckResult result = check::run_check(in);
-  for (Finding& f : check::missing_rank_findings(fetch.missing_ranks, url.text)) {
-    result.findings.push_back(std::move(f));
-  }
+  in.prefill_bootstrap = io::observed(fetch);
+  const check::CheckResult result = check::run_check(in);
   const check::Triage triage = check::triage(result.findings, check::FindingPolicy{});
   const report::CheckReport rep{in, result, triage, o.report.fail_on_severity()};
 

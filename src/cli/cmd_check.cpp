@@ -4,6 +4,7 @@
 #include "cli/options.hpp"
 #include "io/capture_file.hpp"
 #include "io/manifest.hpp"
+#include "io/bootstrap_client.hpp"
 #include "io/server_info_client.hpp"
 #include "io/output_file.hpp"
 #include "io/settings_file.hpp"
@@ -39,6 +40,7 @@ struct CheckOptions
   std::vector<std::string> manifest_env;  ///< --manifest-env NAME=VALUE
   std::string prefill_url;                ///< --prefill-url: a running server's /server_info
   std::string decode_url;
+  std::string prefill_bootstrap;          ///< --prefill-bootstrap: where its bootstrap server is read
   double timeout_seconds = 10;            ///< --timeout, per server
   std::string plan;
   ReportOptions report;
@@ -203,6 +205,21 @@ void refuse_running_roles(const CheckOptions& o, const check::CheckInput& in)
   }
 }
 
+/// Where the decode finds the running prefill's bootstrap server: the prefill
+/// URL's host at its --disaggregation-bootstrap-port, unless --prefill-bootstrap
+/// names another address (a port-forward, a Service).
+check::BootstrapUrl bootstrap_url_of(const CheckOptions& o, const sglang::Side& prefill)
+{
+  if (!o.prefill_bootstrap.empty()) {
+    try {
+      return check::parse_bootstrap_url(o.prefill_bootstrap);
+    } catch (const InputError& e) {
+      throw InputError("--prefill-bootstrap", e.detail());
+    }
+  }
+  return check::at_port(check::parse_bootstrap_url(o.prefill_url), prefill.args.bootstrap_port);
+}
+
 check::CheckInput gather_inputs(const CheckOptions& o)
 {
   check::CheckInput in;
@@ -221,6 +238,8 @@ check::CheckInput gather_inputs(const CheckOptions& o)
     in.prefill = io::side_from_server(o.prefill_url, o.model, timeout);
     in.decode = io::side_from_server(o.decode_url, o.model, timeout);
     refuse_running_roles(o, in);
+    in.prefill_bootstrap = io::observe_bootstrap(bootstrap_url_of(o, in.prefill), timeout);
+    in.prefill.notes.push_back(check::bootstrap_note(*in.prefill_bootstrap));
   } else if (files && args) {
     throw InputError("check", "give either two side files or --prefill-args/--decode-args, not both");
   } else if (files) {
@@ -366,6 +385,9 @@ Verdict run_check_command(const CheckOptions& o, CommandContext& ctx)
   }
   const Severity fail_on = severity_options.fail_on_severity();
 
+  if (!o.prefill_bootstrap.empty() && o.prefill_url.empty()) {
+    throw InputError("--prefill-bootstrap", "goes with --prefill-url (the running prefill it belongs to)");
+  }
   if (!o.manifests.empty()) {
     if (!o.plan.empty() || !o.write_baseline.empty()) {
       throw InputError("--manifest", fmt::format("{} takes one pair: give it side files",
@@ -455,6 +477,9 @@ void install_check(CLI::App& app, CommandContext& ctx)
   cmd->add_option("--prefill-url", o->prefill_url,
                   "A running prefill server, http://HOST:PORT: its launch is read from GET /server_info");
   cmd->add_option("--decode-url", o->decode_url, "A running decode server, http://HOST:PORT");
+  cmd->add_option("--prefill-bootstrap", o->prefill_bootstrap,
+                  "Where to read the running prefill's bootstrap server, http://HOST:PORT (default: the "
+                  "--prefill-url host at its --disaggregation-bootstrap-port)");
   cmd->add_option("--timeout", o->timeout_seconds, "Seconds to wait for each server's answer (with --prefill-url)")
     ->check(number_range(0.1, 3600));
   cmd->add_option("--manifest-env", o->manifest_env,

@@ -3,6 +3,7 @@
 #include "check/triage.hpp"
 #include "cli/command.hpp"
 #include "cli/options.hpp"
+#include "io/bootstrap_client.hpp"
 #include "io/router_client.hpp"
 #include "io/server_info_client.hpp"
 #include "report/fleet_render.hpp"
@@ -34,6 +35,11 @@ Verdict run_fleet(const FleetOptions& o, CommandContext& ctx)
     } catch (const CannotRun& e) {
       w.failure = e.what(); // a finding, not the end of the run: the other workers still count
     }
+    if (w.side && w.side->role == sglang::Role::prefill) {
+      w.bootstrap = io::observe_bootstrap(
+        check::at_port(check::parse_bootstrap_url(w.listed.url), w.side->args.bootstrap_port), timeout);
+      w.side->notes.push_back(check::bootstrap_note(*w.bootstrap));
+    }
     workers.push_back(std::move(w));
   }
   // Reports refer to their inputs, results and triages: these vectors keep them.
@@ -44,6 +50,7 @@ Verdict run_fleet(const FleetOptions& o, CommandContext& ctx)
         inputs.push_back(check::CheckInput{});
         inputs.back().prefill = *p.side;
         inputs.back().decode = *d.side;
+        inputs.back().prefill_bootstrap = p.bootstrap;
       }
     }
   }

@@ -31,6 +31,7 @@ enum class RuleScope {
   simulated,         ///< at least one decode rank's transfer was simulated
   transfer,          ///< a transfer was planned
   fleet,             ///< only `pdcheck fleet` checks it (a router and its workers)
+  live,              ///< only checked against a running prefill's bootstrap server
 };
 
 /// The side-file key a finding of the rule is about (where CI annotations point).

@@ -274,4 +274,29 @@ BootstrapFetch fetch_bootstrap(const check::BootstrapUrl& url, const BootstrapOp
   return fetch;
 }
 
+check::ObservedBootstrap observed(const BootstrapFetch& fetch)
+{
+  check::ObservedBootstrap o;
+  o.url = fetch.url.text;
+  o.info = fetch.info;
+  o.missing_ranks = fetch.missing_ranks;
+  o.registered_ranks = static_cast<int>(fetch.endpoints.size());
+  return o;
+}
+
+check::ObservedBootstrap observe_bootstrap(const check::BootstrapUrl& url, std::chrono::milliseconds timeout)
+{
+  BootstrapOptions options;
+  options.timeout = timeout;
+  options.per_request = std::min(options.per_request, timeout);
+  try {
+    return observed(fetch_bootstrap(url, options));
+  } catch (const CannotRun& e) {
+    check::ObservedBootstrap o;
+    o.url = url.text;
+    o.unread = e.what();
+    return o;
+  }
+}
+
 } // namespace pdcheck::io

@@ -55,4 +55,13 @@ struct BootstrapFetch
 /// is known, so the decode side can still be checked and the gap reported.
 BootstrapFetch fetch_bootstrap(const check::BootstrapUrl& url, const BootstrapOptions& options);
 
+/// The fetch as the check holds it. A server that cannot be read is an
+/// observation (`unread` says why), not an error: `check --prefill-url` reports
+/// it as a finding and still checks the pair.
+/// `timeout` is the whole budget, as BootstrapOptions::timeout.
+check::ObservedBootstrap observe_bootstrap(const check::BootstrapUrl& url, std::chrono::milliseconds timeout);
+
+/// The observation of a fetch that succeeded.
+check::ObservedBootstrap observed(const BootstrapFetch& fetch);
+
 } // namespace pdcheck::io

@@ -32,10 +32,7 @@ sglang::Side side_from_server(const std::string& url, const std::string& model_r
 {
   check::BootstrapUrl where = check::parse_bootstrap_url(url);
   if (!names_port(url)) {
-    where.port = k_default_server_port;
-    where.text = fmt::format("http://{}:{}", where.host.find(':') != std::string::npos ? "[" + where.host + "]"
-                                                                                       : where.host,
-                             where.port);
+    where = check::at_port(where, k_default_server_port);
   }
   const HttpGetClient http(where.host, where.port);
   // Servers from before the rename have only /get_server_info.

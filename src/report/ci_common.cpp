@@ -101,6 +101,10 @@ std::vector<RuleOutcome> rule_outcomes(const CheckReport& report)
                                           : std::optional<std::string>("no decode rank's transfer could be simulated");
     case RuleScope::transfer: return needs_transfer();
     case RuleScope::fleet: return std::optional<std::string>("checked by pdcheck fleet, against a running router");
+    case RuleScope::live:
+      return in.prefill_bootstrap ? std::nullopt
+                                  : std::optional<std::string>("checked against a running prefill's bootstrap server "
+                                                               "(check --prefill-url, pdcheck bootstrap)");
     }
     return std::nullopt;
   };

@@ -374,3 +374,91 @@ TEST_CASE("bootstrap checks run through the checker with SGLang's messages", "[c
     CHECK(r.prefill_layout.attn_tp_size == 8);
   }
 }
+
+TEST_CASE("a running prefill's bootstrap server against the prefill's own launch", "[check][bootstrap]")
+{
+  // The prefill as its /server_info says it runs: attention TP 2, page size 64.
+  sglang::Side prefill = decode_side();
+  prefill.role = sglang::Role::prefill;
+  prefill.origin = "http://p:30000 (SGLang 0.5.20)";
+  prefill.args.tp_size = 2;
+  ObservedBootstrap seen;
+  seen.url = "http://p:8998";
+  seen.info = info_of("server-info-15/info.json");
+  seen.registered_ranks = 2;
+  SECTION("the server answers for this prefill: nothing to report")
+  {
+    CHECK(bootstrap_findings(seen, prefill).empty());
+    CHECK(bootstrap_note(seen) == "bootstrap server http://p:8998: 2 of 2 ranks registered");
+  }
+  SECTION("DP attention: attention TP 2 is tp 8 over dp 4")
+  {
+    prefill.args.tp_size = 8;
+    prefill.args.dp_size = 4;
+    prefill.args.enable_dp_attention = true;
+    seen.info->dp_size = 4;
+    CHECK(bootstrap_findings(seen, prefill).empty());
+  }
+  SECTION("another prefill's topology and page size on the port")
+  {
+    prefill.args.tp_size = 4;
+    prefill.args.page_size = 1;
+    const auto f = bootstrap_findings(seen, prefill);
+    REQUIRE(f.size() == 1);
+    CHECK(f[0].rule == "bootstrap-other-prefill");
+    CHECK(f[0].severity == Severity::error);
+    CHECK(f[0].message == "the bootstrap server at http://p:8998 reports attn_tp_size 2, page_size 64, but the "
+                          "prefill at http://p:30000 (SGLang 0.5.20) runs attn_tp_size 4, page_size 1: another "
+                          "prefill answers on its bootstrap port");
+    CHECK(f[0].evidence["attn_tp_size"] == nlohmann::json{{"bootstrap_server", 2}, {"prefill", 4}});
+  }
+  SECTION("a page size the server leaves null is not compared")
+  {
+    prefill.args.page_size = 1;
+    seen.info->page_size.reset();
+    CHECK(bootstrap_findings(seen, prefill).empty());
+  }
+  SECTION("the first generation reports the whole TP size")
+  {
+    seen.info = info_of("tp-dp/info.json");
+    CHECK(bootstrap_findings(seen, prefill).empty());
+    prefill.args.tp_size = 8;
+    const auto f = bootstrap_findings(seen, prefill);
+    REQUIRE(f.size() == 1);
+    CHECK(f[0].message.find("reports tp_size 2, but the prefill at http://p:30000 (SGLang 0.5.20) runs tp_size 8") !=
+          std::string::npos);
+  }
+  SECTION("a server pdcheck could not read is a warning that says why")
+  {
+    seen.info.reset();
+    seen.unread = "http://p:8998: cannot connect: Connection refused";
+    const auto f = bootstrap_findings(seen, prefill);
+    REQUIRE(f.size() == 1);
+    CHECK(f[0].rule == "bootstrap-unreachable");
+    CHECK(f[0].severity == Severity::warning);
+    CHECK(f[0].message ==
+          "pdcheck could not read the prefill's bootstrap server: http://p:8998: cannot connect: Connection refused");
+    CHECK(bootstrap_note(seen) == "bootstrap server http://p:8998: not read");
+  }
+  SECTION("missing ranks: one finding each, after the topology")
+  {
+    prefill.args.page_size = 1;
+    seen.registered_ranks = 1;
+    seen.missing_ranks = {{RankId{0, 0, 1, 0}, "404 Not Found"}};
+    const auto f = bootstrap_findings(seen, prefill);
+    REQUIRE(f.size() == 2);
+    CHECK(f[0].rule == "bootstrap-other-prefill");
+    CHECK(f[1].rule == "bootstrap-rank-missing");
+    CHECK(bootstrap_note(seen) == "bootstrap server http://p:8998: 1 of 2 ranks registered");
+  }
+  SECTION("the checker reports them with the pair's own findings")
+  {
+    seen.info->page_size = 1;
+    CheckInput in;
+    in.prefill = prefill;
+    in.decode = decode_side();
+    in.prefill_bootstrap = seen;
+    const CheckResult r = run_check(in);
+    REQUIRE(findings_of(r, "bootstrap-other-prefill").size() == 1);
+  }
+}

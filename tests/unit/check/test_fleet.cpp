@@ -27,7 +27,7 @@ nlohmann::json router_answer(const std::string& name)
 check::FleetWorker answered(const std::string& url, std::optional<Role> listed, std::optional<int> port,
                             const sglang::Side& side)
 {
-  return check::FleetWorker{check::RouterWorker{url, listed, port}, side, ""};
+  return check::FleetWorker{check::RouterWorker{url, listed, port}, side, "", std::nullopt};
 }
 
 } // namespace
@@ -69,7 +69,7 @@ TEST_CASE("fleet_findings: unreachable workers and roles the router has wrong", 
   const sglang::Side decode = test::side(Role::decode, "--tp 4", "0.5.20");
   std::vector<check::FleetWorker> workers = {
     check::FleetWorker{check::RouterWorker{"http://p:30000", Role::prefill, 8998}, std::nullopt,
-                       "http://p:30000: GET /server_info: Connection refused"},
+                       "http://p:30000: GET /server_info: Connection refused", std::nullopt},
     answered("http://d:30000", Role::prefill, std::nullopt, decode),
   };
   const auto found = check::fleet_findings(workers);

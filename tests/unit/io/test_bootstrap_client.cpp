@@ -5,6 +5,7 @@
 
 #include "check/bootstrap.hpp"
 #include "io/bootstrap_client.hpp"
+#include "io/side_file.hpp"
 #include "util/error.hpp"
 
 #include "../../support/loopback_http.hpp"
@@ -46,6 +47,11 @@ std::string read_file(const std::string& path)
 std::string data(const std::string& rel)
 {
   return read_file(std::string(PDCHECK_SOURCE_DIR) + "/tests/data/bootstrap/" + rel);
+}
+
+sglang::Side decode_side()
+{
+  return io::load_side_file(std::string(PDCHECK_SOURCE_DIR) + "/examples/bootstrap/decode.yaml");
 }
 
 /// A server on 127.0.0.1 that sends `prefix` of its answer at once and the
@@ -444,7 +450,10 @@ TEST_CASE("a server that is not fully registered yet is asked again", "[io][boot
     const io::BootstrapFetch f = io::fetch_bootstrap(check::parse_bootstrap_url(server.url()), fast(300));
     REQUIRE(f.missing_ranks.size() == 2);
     CHECK(f.endpoints.empty());
-    const auto findings = check::missing_rank_findings(f.missing_ranks, server.url());
+    // The prefill the info describes: no other finding than the missing ranks.
+    const sglang::Side prefill =
+      check::prefill_side_from_server(f.info, decode_side(), *find_profile("0.5.20"), "0.5.20", server.url()).side;
+    const auto findings = check::bootstrap_findings(io::observed(f), prefill);
     REQUIRE(findings.size() == 2);
     CHECK(findings[1].rule == "bootstrap-rank-missing");
     CHECK(findings[1].message == "prefill rank dp 0 cp 0 tp 1 pp 0 has not registered its endpoint with " +

@@ -1,5 +1,6 @@
 // `pdcheck fleet --router URL` end to end: a loopback router lists loopback
 // workers that answer with recorded server-info bodies.
+#include "../../support/bootstrap_server.hpp"
 #include "../../support/loopback_http.hpp"
 #include "../../support/run_pdcheck.hpp"
 #include "../../support/test_data.hpp"
@@ -66,4 +67,37 @@ TEST_CASE("fleet: a router that does not answer is exit 3", "[io][fleet]")
   const auto run = test::run_pdcheck("fleet --timeout 1 --router http://127.0.0.1:9");
   CHECK(run.code == 3);
   CHECK(run.out.rfind("pdcheck: cannot run: http://127.0.0.1:9: GET /workers: ", 0) == 0);
+}
+
+TEST_CASE("fleet: each prefill's bootstrap server is read where the decode looks for it", "[io][fleet]")
+{
+  // Another prefill (attention TP 2) answers on this prefill's (TP 4) bootstrap port.
+  LoopbackServer bootstrap = test::bootstrap_server(2);
+  std::string body = test::test_data("server_info/prefill-0.5.20.json");
+  const std::string port_key = "\"disaggregation_bootstrap_port\": 8998";
+  REQUIRE(body.find(port_key) != std::string::npos);
+  body.replace(body.find(port_key), port_key.size(),
+               "\"disaggregation_bootstrap_port\": " + std::to_string(bootstrap.port()));
+  LoopbackServer prefill([body](const httplib::Request& req) {
+    return req.path == "/server_info" ? Reply{200, body, "application/json"} : Reply{404, "Not Found"};
+  });
+  auto decode = worker("decode-0.5.20.json");
+  const nlohmann::json workers = {
+    {"workers",
+     {{{"url", prefill.url()}, {"worker_type", "prefill"}, {"bootstrap_port", bootstrap.port()}},
+      {{"url", decode->url()}, {"worker_type", "decode"}}}}};
+  LoopbackServer router([b = workers.dump()](const httplib::Request& req) {
+    return req.path == "/workers" ? Reply{200, b, "application/json"} : Reply{404, "Not Found"};
+  });
+  const auto run = test::run_pdcheck("fleet --timeout 2 --format json --router " + router.url());
+  CHECK(run.code == 1);
+  const auto doc = nlohmann::json::parse(run.out);
+  REQUIRE(doc["pairs"].size() == 1);
+  const auto& pair = doc["pairs"][0];
+  REQUIRE(pair["findings"].size() == 1);
+  CHECK(pair["findings"][0]["rule"] == "bootstrap-other-prefill");
+  CHECK(pair["prefill"]["notes"][0] == "bootstrap server " + bootstrap.url() + ": 2 of 2 ranks registered");
+  for (const auto& r : bootstrap.requests()) {
+    CHECK(r.method == "GET");
+  }
 }

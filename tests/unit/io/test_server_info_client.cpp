@@ -6,6 +6,7 @@
 #include "sglang/server_info.hpp"
 #include "util/error.hpp"
 
+#include "../../support/bootstrap_server.hpp"
 #include "../../support/error_of.hpp"
 #include "../../support/loopback_http.hpp"
 #include "../../support/run_pdcheck.hpp"
@@ -114,4 +115,61 @@ TEST_CASE("check --prefill-url --decode-url: a rollout half-way, read from the r
   const auto swapped = test::run_pdcheck("check --prefill-url " + same.url() + " --decode-url " + decode.url());
   CHECK(swapped.code == 2);
   CHECK(swapped.out == "pdcheck: error: --prefill-url: " + same.url() + " runs --disaggregation-mode decode, not prefill\n");
+}
+
+
+TEST_CASE("check --prefill-url reads the prefill's bootstrap server too", "[io][server_info]")
+{
+  LoopbackServer prefill = current("prefill-0.5.20.json");
+  LoopbackServer decode = current("decode-0.5.20.json");
+  const std::string urls = " --prefill-url " + prefill.url() + " --decode-url " + decode.url();
+  SECTION("the server of this prefill, all four ranks registered")
+  {
+    LoopbackServer bootstrap = test::bootstrap_server(4);
+    const auto run = test::run_pdcheck("check --isolated" + urls + " --prefill-bootstrap " + bootstrap.url());
+    CHECK(run.code == 0);
+    CHECK(run.out.find("note     prefill: bootstrap server " + bootstrap.url() + ": 4 of 4 ranks registered\n") !=
+          std::string::npos);
+    // GET only: the health, the server info and one query per rank.
+    CHECK(bootstrap.requests().size() == 6);
+    for (const auto& r : bootstrap.requests()) {
+      CHECK(r.method == "GET");
+    }
+  }
+  SECTION("another prefill answers on the port")
+  {
+    LoopbackServer bootstrap = test::bootstrap_server(2);
+    const auto run = test::run_pdcheck("check --isolated --format json" + urls + " --prefill-bootstrap " +
+                                       bootstrap.url());
+    CHECK(run.code == 1);
+    const auto j = nlohmann::json::parse(run.out);
+    const auto& findings = j["findings"];
+    REQUIRE(findings.size() == 1);
+    CHECK(findings[0]["rule"] == "bootstrap-other-prefill");
+    CHECK(j["prefill"]["notes"][0] == "bootstrap server " + bootstrap.url() + ": 2 of 2 ranks registered");
+  }
+  SECTION("nothing listens where the decode would look: a warning, the pair still checked")
+  {
+    // A port that was just free: the prefill's own HTTP port after it closes.
+    int closed = 0;
+    {
+      LoopbackServer gone([](const httplib::Request&) { return Reply{}; });
+      closed = gone.port();
+    }
+    const std::string where = "http://127.0.0.1:" + std::to_string(closed);
+    const auto run = test::run_pdcheck("check --isolated" + urls + " --prefill-bootstrap " + where);
+    CHECK(run.code == 0);
+    CHECK(run.out.find("warning [bootstrap-unreachable] bootstrap · prefill\n  pdcheck could not read the "
+                       "prefill's bootstrap server: " +
+                       where + ": cannot connect: ") != std::string::npos);
+  }
+  SECTION("--prefill-bootstrap needs --prefill-url, and a URL it can use")
+  {
+    CHECK(test::run_pdcheck("check --isolated --prefill-bootstrap http://h:1 a.yaml b.yaml").out ==
+          "pdcheck: error: --prefill-bootstrap: goes with --prefill-url (the running prefill it belongs to)\n");
+    const auto bad = test::run_pdcheck("check --isolated" + urls + " --prefill-bootstrap https://h:1");
+    CHECK(bad.code == 2);
+    CHECK(bad.out == "pdcheck: error: --prefill-bootstrap: the SGLang bootstrap server speaks plain HTTP only (no "
+                     "TLS); give http://HOST:PORT\n");
+  }
 }
