@@ -31,5 +31,7 @@ void install_probe(CLI::App&, CommandContext&);
 void install_devices(CLI::App&, CommandContext&);
 void install_capture(CLI::App&, CommandContext&);
 void install_fleet(CLI::App&, CommandContext&);
+void install_rollout(CLI::App&, CommandContext&);
+void install_matrix(CLI::App&, CommandContext&);
 
 } // namespace pdcheck::cli

@@ -25,6 +25,8 @@ using Installer = void (*)(CLI::App&, CommandContext&);
 constexpr Installer k_installers[] = {
   install_check,
   install_fleet,
+  install_rollout,
+  install_matrix,
   install_bootstrap,
   install_layout,
   install_models,

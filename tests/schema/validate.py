@@ -113,6 +113,15 @@ rules = run(["rules", "--format", "json"], allowed=(0,))
 check("rules.schema.json", rules, "rules")
 for rule in rules["rules"]:
     check("rule.schema.json", run(["explain", rule["id"], "--format", "json"], allowed=(0,)), f"explain {rule['id']}")
+# Rollouts and matrices: every example rollout, and a grid on each axis.
+for example in sorted(glob.glob("examples/rollout/*/")):
+    for extra in (["--to", "0.5.20"], ["--decode-to", "0.5.20", "--change", "both:--page-size 16"]):
+        check("rollout.schema.json", run(["rollout", example + "prefill.yaml", example + "decode.yaml",
+                                          "--format", "json"] + extra), f"rollout {example} {' '.join(extra)}")
+check("matrix.schema.json", run(["matrix", "--model", "qwen3-next-80b-a3b", "--format", "json"], allowed=(0,)),
+      "matrix on the release axis")
+check("matrix.schema.json", run(["matrix", "--model", "nemotron-h-8b", "--tp", "1,2,4,8,16", "--backend", "mori",
+                                 "--format", "json"], allowed=(0,)), "matrix on the TP axis")
 check("models.schema.json", run(["models", "--format", "json"], allowed=(0,)), "models")
 check("profiles.schema.json", run(["profiles", "--format", "json"], allowed=(0,)), "profiles")
 

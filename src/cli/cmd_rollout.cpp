@@ -1,0 +1,90 @@
+#include "check/checker.hpp"
+#include "check/rollout.hpp"
+#include "check/triage.hpp"
+#include "cli/command.hpp"
+#include "cli/options.hpp"
+#include "io/side_file.hpp"
+#include "report/rollout_render.hpp"
+#include "util/error.hpp"
+
+#include <ostream>
+
+namespace pdcheck::cli {
+
+namespace {
+
+struct RolloutOptions
+{
+  std::string prefill_file;
+  std::string decode_file;
+  std::string to;
+  std::string prefill_to;
+  std::string decode_to;
+  std::vector<std::string> changes;
+  ReportOptions report;
+};
+
+Verdict run_rollout(const RolloutOptions& o, CommandContext& ctx)
+{
+  check::Relaunch prefill;
+  check::Relaunch decode;
+  if (!o.to.empty() && (!o.prefill_to.empty() || !o.decode_to.empty())) {
+    throw InputError("--to", "moves both sides; give it or --prefill-to/--decode-to, not both");
+  }
+  for (const auto& [release, side] : {std::pair{o.to, "both"}, std::pair{o.prefill_to, "prefill"},
+                                      std::pair{o.decode_to, "decode"}}) {
+    if (!release.empty()) {
+      check::add_change(std::string(side) + ":sglang=" + release, prefill, decode);
+    }
+  }
+  for (const std::string& c : o.changes) {
+    check::add_change(c, prefill, decode);
+  }
+  check::CheckInput now;
+  now.prefill = io::load_side_file(o.prefill_file);
+  now.decode = io::load_side_file(o.decode_file);
+
+  report::RolloutReport rep;
+  rep.states = check::rollout_states(now, prefill, decode);
+  rep.prefill_changes = prefill.texts;
+  rep.decode_changes = decode.texts;
+  // Reports refer to their inputs, results and triages: these vectors keep them.
+  std::vector<check::CheckResult> results;
+  std::vector<check::Triage> triages;
+  results.reserve(rep.states.size());
+  triages.reserve(rep.states.size());
+  std::vector<bool> passes;
+  for (const check::RolloutState& s : rep.states) {
+    results.push_back(check::run_check(s.input));
+    triages.push_back(check::triage(results.back().findings, check::FindingPolicy{}));
+    rep.reports.push_back(report::CheckReport{s.input, results.back(), triages.back(), o.report.fail_on_severity()});
+    passes.push_back(rep.reports.back().passes());
+  }
+  rep.order = check::safe_order(rep.states, passes);
+  *ctx.out << (o.report.format == "json" ? report::rollout_to_json(rep).dump(2) + "\n" : report::rollout_to_text(rep));
+  return rep.passes() ? Verdict::ok : Verdict::findings;
+}
+
+} // namespace
+
+void install_rollout(CLI::App& app, CommandContext& ctx)
+{
+  auto o = std::make_shared<RolloutOptions>();
+  CLI::App* cmd = app.add_subcommand("rollout", "Check every mixed state of a rolling upgrade or change, and the "
+                                                "order that keeps each working");
+  cmd->add_option("prefill", o->prefill_file, "Prefill side file, as it runs now")->required();
+  cmd->add_option("decode", o->decode_file, "Decode side file, as it runs now")->required();
+  cmd->add_option("--to", o->to, "SGLang release both sides move to");
+  cmd->add_option("--prefill-to", o->prefill_to, "SGLang release the prefills move to");
+  cmd->add_option("--decode-to", o->decode_to, "SGLang release the decodes move to");
+  cmd->add_option("--change", o->changes,
+                  "Another change, SIDE:CHANGE with SIDE prefill, decode or both and CHANGE launch words "
+                  "(--tp-size 4), !--FLAG (remove it), NAME=VALUE (environment) or sglang=RELEASE (repeatable)")
+    ->allow_extra_args(false);
+  ReportFlags flags;
+  flags.fail_on = true;
+  add_report_options(cmd, o->report, flags);
+  cmd->callback([o, &ctx] { ctx.verdict = run_rollout(*o, ctx); });
+}
+
+} // namespace pdcheck::cli
