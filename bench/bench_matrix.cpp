@@ -31,11 +31,7 @@ int main()
     for (const char* backend : {"mooncake", "nixl"}) {
       check::MatrixRequest r;
       r.model = model;
-      for (const Profile& p : profiles()) {
-        if (!p.released.empty()) {
-          r.releases.push_back(&p);
-        }
-      }
+      r.releases = release_profiles();
       r.tp_sizes = {tp};
       r.extra_words = {"--disaggregation-transfer-backend", backend};
       const double t0 = cpu_seconds();

@@ -34,13 +34,14 @@ _pdcheck()
     --ignore) COMPREPLY=($(compgen -W 'startup-parallel-sizes startup-divisibility startup-mamba-groups startup-attention-heads startup-pp-layers model-mismatch side-role backend-mismatch startup-backend-state startup-unified-memory mori-registration-pack bootstrap-page-size bootstrap-kv-cache-dtype bootstrap-pp-size bootstrap-cp-size bootstrap-tp-performance rank-mapping registration-generation mooncake-layout-no-dims mooncake-slot-size layer-pairing state-slice state-index-count state-index-empty mori-single-state-index mori-component-count mori-empty-index-skipped nixl-unequal-tp unified-one-side unified-unequal-tp silent-wrong-bytes silent-unwritten silent-written-twice silent-outside-slot scheduler-state-indices extra-state-unequal-tp extra-state-minimax extra-state-unsupported bootstrap-rank-missing startup-dcp-transfer dcp-topology profile-assumed side-model-path startup-argparse unknown-env mooncake-unequal-tp-hybrid registration-misread mori-descriptor-count startup-argparse-unconfirmed fleet-worker-unreachable fleet-worker-role fleet-bootstrap-port bootstrap-unreachable bootstrap-other-prefill' -- "$cur")); return ;;
     --select) COMPREPLY=($(compgen -W 'startup-parallel-sizes startup-divisibility startup-mamba-groups startup-attention-heads startup-pp-layers model-mismatch side-role backend-mismatch startup-backend-state startup-unified-memory mori-registration-pack bootstrap-page-size bootstrap-kv-cache-dtype bootstrap-pp-size bootstrap-cp-size bootstrap-tp-performance rank-mapping registration-generation mooncake-layout-no-dims mooncake-slot-size layer-pairing state-slice state-index-count state-index-empty mori-single-state-index mori-component-count mori-empty-index-skipped nixl-unequal-tp unified-one-side unified-unequal-tp silent-wrong-bytes silent-unwritten silent-written-twice silent-outside-slot scheduler-state-indices extra-state-unequal-tp extra-state-minimax extra-state-unsupported bootstrap-rank-missing startup-dcp-transfer dcp-topology profile-assumed side-model-path startup-argparse unknown-env mooncake-unequal-tp-hybrid registration-misread mori-descriptor-count startup-argparse-unconfirmed fleet-worker-unreachable fleet-worker-role fleet-bootstrap-port bootstrap-unreachable bootstrap-other-prefill' -- "$cur")); return ;;
     --show-advice) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --suggest) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --baseline) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --write-baseline) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --settings) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --isolated) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --quiet|-q) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     esac
-    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--help --help -h --prefill-args --decode-args --model --manifest --prefill-url --decode-url --prefill-bootstrap --timeout --manifest-env --prefill-sglang --decode-sglang --prefill-env --decode-env --transfer-info --decode-capture --plan --format --color --fail-on --output --sarif-root --ignore --select --show-advice --baseline --write-baseline --settings --isolated --quiet -q' -- "$cur")); return; fi
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--help --help -h --prefill-args --decode-args --model --manifest --prefill-url --decode-url --prefill-bootstrap --timeout --manifest-env --prefill-sglang --decode-sglang --prefill-env --decode-env --transfer-info --decode-capture --plan --format --color --fail-on --output --sarif-root --ignore --select --show-advice --suggest --baseline --write-baseline --settings --isolated --quiet -q' -- "$cur")); return; fi
     COMPREPLY=($(compgen -f -- "$cur"))
     ;;
   fleet)
@@ -57,6 +58,9 @@ _pdcheck()
   rollout)
     case $prev in
     --help|-h) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --manifest) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --model) COMPREPLY=($(compgen -W 'qwen3-next-80b-a3b qwen3.5-35b-a3b qwen3.5-27b nemotron-h-8b nemotron-nano-9b-v2 nemotron-3-nano-30b-a3b falcon-h1-7b falcon-h1-1.5b kimi-linear-48b-a3b lfm2-2.6b granite-4.0-h-tiny' -- "$cur")); return ;;
+    --manifest-env) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --to) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --prefill-to) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --decode-to) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -64,7 +68,7 @@ _pdcheck()
     --format) COMPREPLY=($(compgen -W 'text json' -- "$cur")); return ;;
     --fail-on) COMPREPLY=($(compgen -W 'error warning info' -- "$cur")); return ;;
     esac
-    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--help --help -h --to --prefill-to --decode-to --change --format --fail-on' -- "$cur")); return; fi
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--help --help -h --manifest --model --manifest-env --to --prefill-to --decode-to --change --format --fail-on' -- "$cur")); return; fi
     COMPREPLY=($(compgen -f -- "$cur"))
     ;;
   matrix)

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <stdexcept>
 
 namespace pdcheck::check {
 
@@ -259,14 +260,19 @@ RolloutOrder safe_order(const std::vector<RolloutState>& states, const std::vect
   if (passes.empty() || passes.size() != states.size()) {
     throw std::logic_error("safe_order: one verdict per state");
   }
-  if (!passes.back()) {
+  std::map<std::string, bool> works; // by state name, over every pair
+  for (std::size_t i = 0; i < states.size(); ++i) {
+    auto [it, fresh] = works.try_emplace(states[i].name, true);
+    it->second = it->second && passes[i];
+  }
+  if (!works["target"]) {
     return RolloutOrder::unreachable;
   }
-  if (states.size() == 2) {
+  if (works.count("decode first") == 0) {
     return RolloutOrder::one_side;
   }
-  const bool decode_first = passes[1];
-  const bool prefill_first = passes[2];
+  const bool decode_first = works["decode first"];
+  const bool prefill_first = works["prefill first"];
   if (decode_first && prefill_first) {
     return RolloutOrder::either;
   }

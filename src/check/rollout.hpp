@@ -63,6 +63,7 @@ PairOutcome outcome_of(const Triage& triage, Severity fail_on);
 struct RolloutState
 {
   std::string name;     ///< "now", "decode first", "prefill first", "target"
+  std::string pair;     ///< which prefill × decode pair, when a rollout has several; "" when one
   bool prefill_new = false;
   bool decode_new = false;
   CheckInput input;
@@ -86,7 +87,9 @@ std::string_view order_key(RolloutOrder o);
 /// One line for the operator: "upgrade the decodes first, then the prefills".
 std::string order_text(RolloutOrder o);
 
-/// The order, from whether each state of rollout_states (in its order) passes.
+/// The order, from whether each state passes. With several pairs (pools) a
+/// state works only when it works for every pair: a rolling update of the
+/// decodes mixes every old prefill with every new decode.
 RolloutOrder safe_order(const std::vector<RolloutState>& states, const std::vector<bool>& passes);
 
 } // namespace pdcheck::check

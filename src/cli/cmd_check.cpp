@@ -1,6 +1,8 @@
 #include "check/checker.hpp"
+#include "check/suggest.hpp"
 #include "cli/check_outputs.hpp"
 #include "cli/command.hpp"
+#include "cli/manifest_pairs.hpp"
 #include "cli/options.hpp"
 #include "io/capture_file.hpp"
 #include "io/manifest.hpp"
@@ -10,6 +12,7 @@
 #include "io/settings_file.hpp"
 #include "io/side_file.hpp"
 #include "report/check_render.hpp"
+#include "report/rollout_render.hpp"
 #include "core/rules.hpp"
 #include "util/error.hpp"
 #include "util/plural.hpp"
@@ -41,6 +44,7 @@ struct CheckOptions
   std::string prefill_url;                ///< --prefill-url: a running server's /server_info
   std::string decode_url;
   std::string prefill_bootstrap;          ///< --prefill-bootstrap: where its bootstrap server is read
+  bool suggest = false;                   ///< --suggest: the nearest changes that make the pair work
   double timeout_seconds = 10;            ///< --timeout, per server
   std::string plan;
   ReportOptions report;
@@ -137,59 +141,7 @@ std::vector<check::CheckInput> manifest_pairs(const CheckOptions& o)
   if (!o.decode_captures.empty() || !o.transfer_infos.empty()) {
     throw InputError("--manifest", "--decode-capture and --transfer-info go with side files, one pair at a time");
   }
-  io::ManifestOptions options;
-  options.model_ref = o.model;
-  options.prefill_sglang = o.prefill_sglang;
-  options.decode_sglang = o.decode_sglang;
-  for (const std::string& kv : o.manifest_env) {
-    const std::size_t eq = kv.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      throw InputError("--manifest-env", "expected NAME=VALUE, got '" + kv + "'");
-    }
-    options.variables[kv.substr(0, eq)] = kv.substr(eq + 1);
-  }
-  std::vector<sglang::Side> prefills;
-  std::vector<sglang::Side> decodes;
-  std::vector<std::string> others;
-  for (const io::ManifestServer& server : io::read_manifests(o.manifests, options)) {
-    sglang::Side side = io::manifest_side(server, options);
-    const bool pd = side.args.disaggregation_mode != sglang::DisaggregationMode::null || server.launch.role;
-    if (!pd) {
-      others.push_back(server.object + " container " + server.container);
-      continue;
-    }
-    (side.role == sglang::Role::prefill ? prefills : decodes).push_back(std::move(side));
-  }
-  const std::string sources = fmt::format("{}", fmt::join(o.manifests, ", "));
-  auto names = [](const std::vector<sglang::Side>& sides) {
-    std::vector<std::string> out;
-    for (const sglang::Side& s : sides) {
-      out.push_back(s.origin);
-    }
-    return fmt::format("{}", fmt::join(out, "; "));
-  };
-  if (prefills.empty() || decodes.empty()) {
-    const bool none = prefills.empty() && decodes.empty();
-    throw InputError(sources, none ? fmt::format("no prefill or decode server: {} run{} without --disaggregation-mode",
-                                                 fmt::join(others, ", "), others.size() == 1 ? "s" : "")
-                              : prefills.empty()
-                                ? fmt::format("found the decode side ({}) but no prefill server (--disaggregation-mode "
-                                              "prefill); give the manifest that holds it too",
-                                              names(decodes))
-                                : fmt::format("found the prefill side ({}) but no decode server (--disaggregation-mode "
-                                              "decode); give the manifest that holds it too",
-                                              names(prefills)));
-  }
-  std::vector<check::CheckInput> pairs;
-  for (const sglang::Side& p : prefills) {
-    for (const sglang::Side& d : decodes) {
-      check::CheckInput in;
-      in.prefill = p;
-      in.decode = d;
-      pairs.push_back(std::move(in));
-    }
-  }
-  return pairs;
+  return cli::manifest_pairs(ManifestRequest{o.manifests, o.model, o.prefill_sglang, o.decode_sglang, o.manifest_env});
 }
 
 /// The servers behind --prefill-url and --decode-url run the roles they are named for.
@@ -388,6 +340,9 @@ Verdict run_check_command(const CheckOptions& o, CommandContext& ctx)
   if (!o.prefill_bootstrap.empty() && o.prefill_url.empty()) {
     throw InputError("--prefill-bootstrap", "goes with --prefill-url (the running prefill it belongs to)");
   }
+  if (o.suggest && ((format != "text" && format != "json") || !o.manifests.empty())) {
+    throw InputError("--suggest", "goes with one pair and --format text or json");
+  }
   if (!o.manifests.empty()) {
     if (!o.plan.empty() || !o.write_baseline.empty()) {
       throw InputError("--manifest", fmt::format("{} takes one pair: give it side files",
@@ -452,8 +407,15 @@ Verdict run_check_command(const CheckOptions& o, CommandContext& ctx)
   write_check_outputs(o.outputs, {rep}, o.sarif_root, *ctx.out);
   if (o.quiet) {
     *ctx.out << report::check_to_summary_line(rep);
+  } else if (o.suggest && format == "json") {
+    nlohmann::ordered_json j = report::check_to_json(rep);
+    j["suggestions"] = report::suggestions_to_json(check::suggestions(in, fail_on));
+    *ctx.out << j.dump(2) << "\n";
   } else {
     *ctx.out << render_check_report(format, rep, o.sarif_root, format == "text" && o.report.use_color());
+    if (o.suggest && !rep.passes()) {
+      *ctx.out << report::suggestions_to_text(check::suggestions(in, fail_on));
+    }
   }
   return rep.passes() ? Verdict::ok : Verdict::findings;
 }
@@ -509,6 +471,8 @@ void install_check(CLI::App& app, CommandContext& ctx)
   cmd->add_option("--select", o->select, "Report only these rules, RULE[,RULE] (repeatable; replaces the settings file's)")
     ->delimiter(',');
   cmd->add_flag("--show-advice", o->show_advice, "Also show advice meant for SGLang developers");
+  cmd->add_flag("--suggest", o->suggest,
+                "For an incompatible pair, try each side at other TP sizes and SGLang releases and say which work");
   cmd->add_option("--baseline", o->baseline, "Do not report the causes recorded in this baseline file");
   cmd->add_option("--write-baseline", o->write_baseline,
                   "Record every cause found now in this baseline file (they pass from now on)");

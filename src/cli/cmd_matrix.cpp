@@ -26,18 +26,6 @@ struct MatrixOptions
   ReportOptions report;
 };
 
-/// The release rows, oldest first.
-std::vector<const Profile*> releases()
-{
-  std::vector<const Profile*> out;
-  for (const Profile& p : profiles()) {
-    if (!p.released.empty()) {
-      out.push_back(&p);
-    }
-  }
-  return out;
-}
-
 std::size_t release_index(const std::vector<const Profile*>& all, const std::string& text, const std::string& option)
 {
   const Profile* p = find_profile(text);
@@ -52,7 +40,7 @@ std::size_t release_index(const std::vector<const Profile*>& all, const std::str
 /// --versions A..B (either end may be left out), inclusive.
 std::vector<const Profile*> release_range(const std::string& text)
 {
-  const std::vector<const Profile*> all = releases();
+  const std::vector<const Profile*> all = release_profiles();
   if (text.empty()) {
     return all;
   }
@@ -80,7 +68,8 @@ Verdict run_matrix(const MatrixOptions& o, CommandContext& ctx)
     }
     r.axis = check::MatrixAxis::tp;
     r.tp_sizes = o.tp_sizes;
-    r.releases = {o.sglang.empty() ? releases().back() : releases()[release_index(releases(), o.sglang, "--sglang")]};
+    const std::vector<const Profile*> all = release_profiles();
+    r.releases = {o.sglang.empty() ? all.back() : all[release_index(all, o.sglang, "--sglang")]};
   } else {
     if (!o.sglang.empty()) {
       throw InputError("--sglang", "the releases are the axis; give --versions, or a TP list (--tp 1,2,4) to make "

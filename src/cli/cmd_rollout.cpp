@@ -1,11 +1,15 @@
 #include "check/checker.hpp"
 #include "check/rollout.hpp"
+#include "check/suggest.hpp"
 #include "check/triage.hpp"
 #include "cli/command.hpp"
+#include "cli/manifest_pairs.hpp"
 #include "cli/options.hpp"
 #include "io/side_file.hpp"
 #include "report/rollout_render.hpp"
 #include "util/error.hpp"
+
+#include <fmt/format.h>
 
 #include <ostream>
 
@@ -21,6 +25,9 @@ struct RolloutOptions
   std::string prefill_to;
   std::string decode_to;
   std::vector<std::string> changes;
+  std::vector<std::string> manifests;
+  std::string model;
+  std::vector<std::string> manifest_env;
   ReportOptions report;
 };
 
@@ -40,12 +47,31 @@ Verdict run_rollout(const RolloutOptions& o, CommandContext& ctx)
   for (const std::string& c : o.changes) {
     check::add_change(c, prefill, decode);
   }
-  check::CheckInput now;
-  now.prefill = io::load_side_file(o.prefill_file);
-  now.decode = io::load_side_file(o.decode_file);
+  std::vector<check::CheckInput> pairs;
+  if (!o.manifests.empty()) {
+    if (!o.prefill_file.empty() || !o.decode_file.empty()) {
+      throw InputError("--manifest", "give either manifests or the two side files, not both");
+    }
+    pairs = manifest_pairs(ManifestRequest{o.manifests, o.model, "", "", o.manifest_env});
+  } else {
+    if (o.decode_file.empty()) {
+      throw InputError("rollout", "expected PREFILL and DECODE side files, or --manifest FILE...");
+    }
+    check::CheckInput now;
+    now.prefill = io::load_side_file(o.prefill_file);
+    now.decode = io::load_side_file(o.decode_file);
+    pairs.push_back(std::move(now));
+  }
 
   report::RolloutReport rep;
-  rep.states = check::rollout_states(now, prefill, decode);
+  for (const check::CheckInput& now : pairs) {
+    for (check::RolloutState& s : check::rollout_states(now, prefill, decode)) {
+      if (pairs.size() > 1) {
+        s.pair = fmt::format("prefill {} × decode {}", now.prefill.origin, now.decode.origin);
+      }
+      rep.states.push_back(std::move(s));
+    }
+  }
   rep.prefill_changes = prefill.texts;
   rep.decode_changes = decode.texts;
   // Reports refer to their inputs, results and triages: these vectors keep them.
@@ -59,6 +85,8 @@ Verdict run_rollout(const RolloutOptions& o, CommandContext& ctx)
     triages.push_back(check::triage(results.back().findings, check::FindingPolicy{}));
     rep.reports.push_back(report::CheckReport{s.input, results.back(), triages.back(), o.report.fail_on_severity()});
     passes.push_back(rep.reports.back().passes());
+    rep.suggestions.push_back(passes.back() ? std::vector<check::Suggestion>{}
+                                            : check::suggestions(s.input, o.report.fail_on_severity()));
   }
   rep.order = check::safe_order(rep.states, passes);
   *ctx.out << (o.report.format == "json" ? report::rollout_to_json(rep).dump(2) + "\n" : report::rollout_to_text(rep));
@@ -72,8 +100,16 @@ void install_rollout(CLI::App& app, CommandContext& ctx)
   auto o = std::make_shared<RolloutOptions>();
   CLI::App* cmd = app.add_subcommand("rollout", "Check every mixed state of a rolling upgrade or change, and the "
                                                 "order that keeps each working");
-  cmd->add_option("prefill", o->prefill_file, "Prefill side file, as it runs now")->required();
-  cmd->add_option("decode", o->decode_file, "Decode side file, as it runs now")->required();
+  cmd->add_option("prefill", o->prefill_file, "Prefill side file, as it runs now");
+  cmd->add_option("decode", o->decode_file, "Decode side file, as it runs now");
+  cmd->add_option("--manifest", o->manifests,
+                  "Deployment holding the servers as they run now, as check --manifest reads it; every prefill x "
+                  "decode pair rolls (repeatable; - reads standard input)")
+    ->allow_extra_args(false);
+  cmd->add_option("--model", o->model, "Model of the manifest's servers (catalog name, directory or config.json)");
+  cmd->add_option("--manifest-env", o->manifest_env,
+                  "Value of a variable the manifest leaves to run time, NAME=VALUE (repeatable)")
+    ->allow_extra_args(false);
   cmd->add_option("--to", o->to, "SGLang release both sides move to");
   cmd->add_option("--prefill-to", o->prefill_to, "SGLang release the prefills move to");
   cmd->add_option("--decode-to", o->decode_to, "SGLang release the decodes move to");

@@ -313,6 +313,17 @@ const std::vector<Profile>& profiles()
   return table;
 }
 
+std::vector<const Profile*> release_profiles()
+{
+  std::vector<const Profile*> out;
+  for (const Profile& p : profiles()) {
+    if (!p.released.empty()) {
+      out.push_back(&p);
+    }
+  }
+  return out;
+}
+
 const Profile* find_profile(std::string_view name_or_version)
 {
   // The name as written first: "0.5.20" is the release row, "v0.5.20" the named

@@ -64,6 +64,9 @@ struct Profile
 /// All named profiles and release rows, oldest first.
 const std::vector<Profile>& profiles();
 
+/// The release rows of profiles() (a released date), oldest first.
+std::vector<const Profile*> release_profiles();
+
 /// Finds a profile by name ("components", "v0.5.20") or by release ("0.5.15",
 /// "v0.5.15"), case-insensitively; a name as written wins over a release that
 /// normalises to it ("0.5.20" is the release row, "v0.5.20" the named profile).

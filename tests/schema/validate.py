@@ -118,6 +118,11 @@ for example in sorted(glob.glob("examples/rollout/*/")):
     for extra in (["--to", "0.5.20"], ["--decode-to", "0.5.20", "--change", "both:--page-size 16"]):
         check("rollout.schema.json", run(["rollout", example + "prefill.yaml", example + "decode.yaml",
                                           "--format", "json"] + extra), f"rollout {example} {' '.join(extra)}")
+check("report.schema.json", run(["check", "examples/pairs/nemotron-hetero-tp-conv-corruption/prefill.yaml",
+                                 "examples/pairs/nemotron-hetero-tp-conv-corruption/decode.yaml", "--isolated",
+                                 "--suggest", "--format", "json"]), "check --suggest")
+check("rollout.schema.json", run(["rollout", "--manifest", "examples/manifests/rolebasedgroup.yaml", "--to", "0.5.12",
+                                  "--format", "json"]), "rollout --manifest with two groups")
 check("matrix.schema.json", run(["matrix", "--model", "qwen3-next-80b-a3b", "--format", "json"], allowed=(0,)),
       "matrix on the release axis")
 check("matrix.schema.json", run(["matrix", "--model", "nemotron-h-8b", "--tp", "1,2,4,8,16", "--backend", "mori",

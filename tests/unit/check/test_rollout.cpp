@@ -4,6 +4,7 @@
 
 #include "check/matrix.hpp"
 #include "check/rollout.hpp"
+#include "check/suggest.hpp"
 #include "io/model_loader.hpp"
 #include "io/side_file.hpp"
 #include "report/matrix_render.hpp"
@@ -89,8 +90,15 @@ TEST_CASE("relaunched: the side's own words re-read with the change", "[check][r
 
 TEST_CASE("safe_order: which rolling order keeps every state working", "[check][rollout]")
 {
-  const std::vector<RolloutState> four(4);
-  const std::vector<RolloutState> two(2);
+  auto named = [](std::vector<std::string> names, std::string pair = "") {
+    std::vector<RolloutState> out;
+    for (std::string& n : names) {
+      out.push_back(RolloutState{std::move(n), pair, false, false, {}});
+    }
+    return out;
+  };
+  const auto four = named({"now", "decode first", "prefill first", "target"});
+  const auto two = named({"now", "target"});
   // now, decode first, prefill first, target
   CHECK(safe_order(four, {true, true, true, true}) == RolloutOrder::either);
   CHECK(safe_order(four, {true, true, false, true}) == RolloutOrder::decode_first);
@@ -101,6 +109,14 @@ TEST_CASE("safe_order: which rolling order keeps every state working", "[check][
   CHECK(safe_order(four, {false, true, false, true}) == RolloutOrder::decode_first);
   CHECK(safe_order(two, {true, true}) == RolloutOrder::one_side);
   CHECK(safe_order(two, {true, false}) == RolloutOrder::unreachable);
+  // Two pools: decodes first must work for both prefills.
+  auto pools = named({"now", "decode first", "prefill first", "target"}, "P1");
+  for (RolloutState& s : named({"now", "decode first", "prefill first", "target"}, "P2")) {
+    pools.push_back(std::move(s));
+  }
+  CHECK(safe_order(pools, {true, true, false, true, true, true, false, true}) == RolloutOrder::decode_first);
+  CHECK(safe_order(pools, {true, true, true, true, true, false, true, true}) == RolloutOrder::prefill_first);
+  CHECK(safe_order(pools, {true, true, false, true, true, false, true, true}) == RolloutOrder::all_at_once);
 }
 
 TEST_CASE("rollout_states: now, the mixed states when both sides change, the target", "[check][rollout]")
@@ -205,4 +221,47 @@ TEST_CASE("matrix: each cell is what `pdcheck check` says of that pair", "[check
   }
   CHECK(cells == 4);
   CHECK(report::matrix_to_html(m).find(svg) != std::string::npos);
+}
+
+TEST_CASE("suggestions: the single-side changes that make a pair work", "[check][rollout]")
+{
+  const std::vector<std::string> all = {"a", "b", "c", "d", "e"};
+  CHECK(release_ranges({"c", "d", "e"}, all) == "c or later");
+  CHECK(release_ranges({"b", "c"}, all) == "b to c");
+  CHECK(release_ranges({"a", "c", "e"}, all) == "a, c and e");
+  CHECK(release_ranges({"a", "b", "d", "e"}, all) == "a to b and d or later");
+  CHECK(release_ranges({"e"}, all) == "e");
+  CHECK(release_ranges({}, all).empty());
+
+  // Nemotron-H at prefill TP 4 -> decode TP 1 corrupts the conv state in every
+  // release; only equal attention TP works: the decode at 4 or the prefill at 1.
+  CheckInput in;
+  in.prefill = side("pairs/nemotron-hetero-tp-conv-corruption/prefill.yaml");
+  in.decode = side("pairs/nemotron-hetero-tp-conv-corruption/decode.yaml");
+  const auto s = suggestions(in, Severity::error);
+  REQUIRE_FALSE(s.empty());
+  for (const Suggestion& x : s) {
+    for (const std::string& v : x.values) {
+      // Each suggestion, applied, passes; the side as it is does not.
+      CheckInput tried = in;
+      Relaunch r;
+      if (x.change == "tp_size") {
+        r.add_words = {"--tp-size", v};
+      } else {
+        r.sglang = v;
+      }
+      sglang::Side& changed = x.side == "prefill" ? tried.prefill : tried.decode;
+      changed = relaunched(changed, r);
+      INFO(x.text << ": " << v);
+      CHECK(run_check(tried).passes(Severity::error));
+    }
+  }
+  REQUIRE(s.size() == 2);
+  CHECK(s[0].text == "decode at TP 4 works");
+  CHECK(s[1].text == "prefill at TP 1 works");
+  // A pair that works needs nothing.
+  CheckInput fine;
+  fine.prefill = side("pairs/hetero-tp-scatter-works/prefill.yaml");
+  fine.decode = side("pairs/hetero-tp-scatter-works/decode.yaml");
+  CHECK(suggestions(fine, Severity::error).empty());
 }
