@@ -125,6 +125,26 @@ check("rollout.schema.json", run(["rollout", "--manifest", "examples/manifests/r
                                   "--format", "json"]), "rollout --manifest with two groups")
 check("matrix.schema.json", run(["matrix", "--model", "qwen3-next-80b-a3b", "--format", "json"], allowed=(0,)),
       "matrix on the release axis")
+# The heat map parses as SVG (and the page as XHTML-compatible markup holding it)
+# and has one cell per pair whose outcome is the JSON grid's.
+import xml.etree.ElementTree as ET
+grid = run(["matrix", "--model", "lfm2-2.6b", "--versions", "0.5.10..0.5.21", "--format", "json"], allowed=(0,))
+svg_text = subprocess.run([pdcheck, "matrix", "--model", "lfm2-2.6b", "--versions", "0.5.10..0.5.21", "--format", "svg"],
+                          capture_output=True, text=True, check=True).stdout
+ns = {"svg": "http://www.w3.org/2000/svg"}
+rects = [r for r in ET.fromstring(svg_text).findall("svg:rect", ns) if r.get("class") == "cell"]
+expected = {(c["prefill"], c["decode"]): c["outcome"] for c in grid["cells"]}
+seen = {(r.get("data-prefill"), r.get("data-decode")): r.get("data-outcome") for r in rects}
+if len(rects) != len(grid["labels"]) ** 2 or seen != expected:
+    print(f"matrix --format svg: {len(rects)} cells, outcomes {'agree' if seen == expected else 'differ'} with the JSON grid")
+    failures += 1
+else:
+    print(f"ok: matrix --format svg ({len(rects)} cells agree with the JSON grid)")
+html_text = subprocess.run([pdcheck, "matrix", "--model", "lfm2-2.6b", "--versions", "0.5.10..0.5.21", "--format", "html"],
+                           capture_output=True, text=True, check=True).stdout
+if svg_text not in html_text or not html_text.startswith("<!DOCTYPE html>"):
+    print("matrix --format html does not hold the SVG heat map")
+    failures += 1
 check("matrix.schema.json", run(["matrix", "--model", "nemotron-h-8b", "--tp", "1,2,4,8,16", "--backend", "mori",
                                  "--format", "json"], allowed=(0,)), "matrix on the TP axis")
 check("models.schema.json", run(["models", "--format", "json"], allowed=(0,)), "models")
