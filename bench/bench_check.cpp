@@ -1,23 +1,16 @@
 // Benchmark for `pdcheck check` (goal: a 64-rank prefill against a 64-rank decode
 // of a 64-layer model, all pairs planned and simulated, in under 1 s). Prints
 // figures; never fails on timing.
+#include "bench_clock.hpp"
 #include "check/checker.hpp"
 #include "core/profile.hpp"
 
 #include <fmt/format.h>
 
-#include <ctime>
-
 using namespace pdcheck;
+using pdcheck::bench::cpu_seconds;
 
 namespace {
-
-double cpu_seconds()
-{
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
 
 sglang::Side side(sglang::Role role, int tp)
 {

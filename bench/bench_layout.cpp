@@ -2,6 +2,7 @@
 // fails on timing.
 //  1. CPU time of one `pdcheck layout` computation for catalog models (goal < 10 ms).
 //  2. Layout cost against the number of ranks, 1k .. 100k, to show it is linear.
+#include "bench_clock.hpp"
 #include "model/catalog.hpp"
 #include "model/layout.hpp"
 #include "core/profile.hpp"
@@ -9,18 +10,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <ctime>
-
 using namespace pdcheck;
+using pdcheck::bench::cpu_seconds;
 
 namespace {
-
-double cpu_seconds()
-{
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
 
 model::LayoutInput catalog_input(const char* name, int tp)
 {

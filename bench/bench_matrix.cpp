@@ -3,26 +3,15 @@
 // Anchor, measured in the same run: one `check` of a pair from the grid, timed
 // alone; the ratio says what building the grid adds per cell. Prints figures;
 // never fails on timing.
+#include "bench_clock.hpp"
 #include "check/matrix.hpp"
 #include "core/profile.hpp"
 #include "io/model_loader.hpp"
 
 #include <fmt/format.h>
 
-#include <ctime>
-
 using namespace pdcheck;
-
-namespace {
-
-double cpu_seconds()
-{
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
-} // namespace
+using pdcheck::bench::cpu_seconds;
 
 int main()
 {

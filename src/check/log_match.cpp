@@ -20,7 +20,11 @@ bool parse_int(std::string_view s, std::size_t& pos, std::int64_t& out)
   const std::size_t digits = p;
   std::int64_t v = 0;
   while (p < s.size() && s[p] >= '0' && s[p] <= '9') {
-    v = v * 10 + (s[p] - '0');
+    // A number past int64 (a corrupt or hostile log) is no value of any
+    // template: the line does not match rather than carry a wrapped number.
+    if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, s[p] - '0', &v)) {
+      return false;
+    }
     ++p;
   }
   if (p == digits) {

@@ -1,4 +1,5 @@
 #include "io/manifest.hpp"
+#include "io/yaml_load.hpp"
 
 #include "deploy/image_tag.hpp"
 #include "io/input_file.hpp"
@@ -553,7 +554,7 @@ std::vector<ManifestServer> read_manifests(const std::vector<std::string>& paths
     Input in{from_stdin ? "<stdin>" : path,
              from_stdin ? read_standard_input(k_manifest_file) : read_input_file(path, k_manifest_file), {}};
     try {
-      in.docs = YAML::LoadAll(in.text);
+      in.docs = load_yaml_all(in.text);
     } catch (const YAML::Exception& e) {
       throw InputError(yaml_place(in.file, e.mark), "YAML syntax error: " + e.msg);
     }

@@ -1,4 +1,5 @@
 #include "io/settings_file.hpp"
+#include "io/yaml_load.hpp"
 
 #include "core/rules.hpp"
 #include "io/input_file.hpp"
@@ -122,7 +123,7 @@ CheckSettings load_settings(const std::string& path)
   const std::string text = read_input_file(path, k_settings_file);
   YAML::Node root;
   try {
-    root = YAML::Load(text);
+    root = load_yaml(text);
   } catch (const YAML::Exception& e) {
     throw InputError(where_of(path, e.mark), "YAML syntax error: " + e.msg);
   }

@@ -1,4 +1,5 @@
 #include "io/sglang_config.hpp"
+#include "io/yaml_load.hpp"
 
 #include "io/input_file.hpp"
 #include "util/error.hpp"
@@ -114,7 +115,7 @@ std::vector<sglang::ConfigWord> sglang_config_words(const std::string& text, con
   const TextStart start{first_line, indent};
   YAML::Node root;
   try {
-    root = YAML::Load(text);
+    root = load_yaml(text);
   } catch (const YAML::Exception& e) {
     throw InputError(where_of(file, e.mark, start), "YAML syntax error: " + e.msg);
   }

@@ -1,4 +1,5 @@
 #include "io/side_file.hpp"
+#include "io/yaml_load.hpp"
 
 #include "io/inline_ignores.hpp"
 
@@ -367,7 +368,7 @@ Side load_side_file(const std::string& file)
   const std::string text = from_stdin ? read_standard_input(k_side_file) : read_text(file);
   YAML::Node root;
   try {
-    root = YAML::Load(text);
+    root = load_yaml(text);
   } catch (const YAML::Exception& e) {
     throw InputError(where_of(path, e.mark), "YAML syntax error: " + e.msg);
   }

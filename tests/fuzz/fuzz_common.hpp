@@ -6,6 +6,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <string>
+#include <unistd.h>
 
 namespace pdcheck::fuzz {
 
@@ -37,6 +40,28 @@ inline wire::Frames split_frames(const std::uint8_t* data, std::size_t size)
 {
   __builtin_printf("invariant broken: %s\n", what);
   __builtin_trap();
+}
+
+/// Writes a fuzz input to a file of this process (the readers under test take
+/// paths, as pdcheck's command line gives them) and returns its path. One
+/// suffix per target: the path is fixed for the process.
+inline std::string input_file(const std::uint8_t* data, std::size_t size, const char* suffix)
+{
+  static const std::string path = "/tmp/pdcheck-fuzz-" + std::to_string(::getpid()) + suffix;
+  // Removed when the fuzzer exits (libFuzzer ends with exit(), which runs this).
+  static const struct Remover
+  {
+    ~Remover() { ::unlink(path.c_str()); }
+  } remover;
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) {
+    invariant_broken("cannot write the fuzz input file");
+  }
+  if (size > 0 && std::fwrite(data, 1, size, f) != size) {
+    invariant_broken("cannot write the fuzz input file");
+  }
+  std::fclose(f);
+  return path;
 }
 
 } // namespace pdcheck::fuzz

@@ -25,6 +25,10 @@ spec.loader.exec_module(ex)
 ascii_int, native, int_lists = ex.ascii_int, ex.native, ex.int_lists
 
 
+GENERATED = ["int_lists", "mooncake_registration", "mori_registration", "nixl_registration", "transfer_info",
+             "launch_args", "shell_script", "http_answers", "log_scan", "side_file", "manifest"]
+
+
 def msgpack_array(n):
     return bytes([0x90 | n]) if n < 16 else b"\xdc" + struct.pack(">H", n)
 
@@ -59,7 +63,9 @@ def write(target, data):
 
 
 def main():
-    shutil.rmtree(os.path.join(HERE, "corpus"), ignore_errors=True)
+    # Generated targets only: found inputs committed as regressions stay.
+    for target in GENERATED:
+        shutil.rmtree(os.path.join(HERE, "corpus", target), ignore_errors=True)
     examples = {name: frames for name, _, frames in ex.examples()}
     comp = examples["qwen3-next-tp2-rank1-mooncake-components.json"]
     flat = examples["qwen3-next-tp2-rank1-mooncake-flat.json"]
@@ -114,6 +120,54 @@ def main():
         if name.endswith(".json"):
             with open(os.path.join(EXAMPLES, name), "rb") as f:
                 write("capture_json", f.read())
+
+    text_seeds()
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def text_seeds():
+    """Seeds of the text readers: the examples and test data as written."""
+    root = os.path.join(HERE, "..", "..")
+    import glob
+    import yaml
+    sides = sorted(glob.glob(os.path.join(root, "examples", "**", "*.yaml"), recursive=True))
+    manifests = [p for p in sides if "/manifests/" in p] + sorted(
+        glob.glob(os.path.join(root, "tests", "data", "manifests", "*.yaml")))
+    for path in sides:
+        data = read(path)
+        try:
+            doc = yaml.safe_load(data) if b"role:" in data else None
+        except yaml.YAMLError:  # a manifest of several documents
+            doc = None
+        if isinstance(doc, dict) and "role" in doc:
+            write("side_file", data)
+            args = doc.get("args", "")
+            args = " ".join(args) if isinstance(args, list) else str(args)
+            for release in (0, 27, 40):  # the first byte picks the release's flag table
+                write("launch_args", bytes([release]) + args.encode())
+    for path in manifests:
+        write("manifest", read(path))
+    for path in sorted(glob.glob(os.path.join(root, "examples", "logs", "*"))):
+        write("log_scan", b"\x80" + read(path)[:60000])
+    # HTTP bodies: the first byte picks the reader (0 server info, 1 rank,
+    # 2 URL, 3 router workers, 4 /server_info).
+    for path in sorted(glob.glob(os.path.join(root, "tests", "data", "bootstrap", "**", "*"), recursive=True)):
+        if os.path.isfile(path) and not path.endswith(".md"):
+            write("http_answers", (b"\x01" if "rank" in os.path.basename(path) else b"\x00") + read(path))
+    for url in (b"http://10.0.0.1:8998", b"[::1]:8998", b"prefill-0.svc"):
+        write("http_answers", b"\x02" + url)
+    for path in sorted(glob.glob(os.path.join(root, "tests", "data", "router", "*.json"))):
+        write("http_answers", b"\x03" + read(path))
+    for path in sorted(glob.glob(os.path.join(root, "tests", "data", "server_info", "*.json"))):
+        write("http_answers", b"\x04" + read(path))
+    for script in (b"python3 -m sglang.launch_server --tp $(TP) --model-path /m && echo done",
+                   b"exec python -m sglang.launch_server ${ARGS} --port ${PORT:-30000} >/log 2>&1",
+                   b"set -e; cd /w; TP=8 python3 -m sglang.launch_server '--tp' \"$TP\" | tee x; $$HOME"):
+        write("shell_script", script)
 
 
 if __name__ == "__main__":

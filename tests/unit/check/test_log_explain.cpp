@@ -9,6 +9,8 @@
 #include "../../support/run_pdcheck.hpp"
 
 #include <catch2/catch.hpp>
+
+#include <regex>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -364,4 +366,25 @@ TEST_CASE("pdcheck explain: rule ids, stdin, and errors", "[explain][cli]")
   const Run clean = run_cli("explain examples/logs/healthy.decode.log");
   CHECK(clean.code == 0);
   CHECK(clean.out.find("0 known PD failures, 1 note, 0 unrecognised\n") != std::string::npos);
+}
+
+TEST_CASE("explain: a number past int64 in a log line is no template value", "[explain]")
+{
+  // Found by fuzz_log_scan: the room number overflowed int64 while being read
+  // (undefined behaviour); such a line now does not match the template.
+  const std::string huge = "61529377777777777777777777777777748211";
+  const std::string thread = render_message(MessageId::transfer_thread_failed,
+                                            {{"error", m9(k_src, repeated(24576, 36, 1048576, 36))},
+                                             {"bootstrap_port", 8998}});
+  const std::string log =
+    "x " + render_message(MessageId::kv_transfer_error, {{"bootstrap_room", 61}, {"reason", thread}}) + "\n";
+  const std::string wrapped = std::regex_replace(log, std::regex("=61\\b"), "=" + huge);
+  REQUIRE(wrapped != log);
+  const auto fine = explain_log_text(log, "d.log");
+  REQUIRE(fine.matches.size() == 1);
+  CHECK(fine.matches[0].rooms == std::vector<std::int64_t>{61});
+  const auto e = explain_log_text(wrapped, "d.log");
+  for (const auto& m : e.matches) {
+    CHECK(m.rooms.empty());
+  }
 }

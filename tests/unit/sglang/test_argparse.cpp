@@ -83,6 +83,16 @@ TEST_CASE("argparse_outcome: the stop argparse reaches first, or the words it re
     CHECK(o.message == render_message(MessageId::argparse_ambiguous,
                                       {{"option", "--pp"}, {"candidates", "--pp-size, --pp-max-micro-batch-size"}}));
   }
+  SECTION("an ambiguous word is said as typed, spaces of a quoted value included")
+  {
+    // Found by fuzz_launch_args: `--pp='a b'` used to throw from the renderer.
+    // argparse looks for an abbreviation before it treats a word with a space
+    // as positional, so SGLang prints the whole word.
+    const ArgparseOutcome o = argparse_outcome(t, words({"--pp=a b"}));
+    REQUIRE(o.stop);
+    CHECK(o.message == render_message(MessageId::argparse_ambiguous,
+                                      {{"option", "--pp=a b"}, {"candidates", "--pp-size, --pp-max-micro-batch-size"}}));
+  }
   SECTION("a missing value is named with every option string of its registration")
   {
     const ArgparseOutcome o = argparse_outcome(t, words({"--model", "--trust-remote-code"}));
