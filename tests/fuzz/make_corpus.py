@@ -12,7 +12,6 @@ import hashlib
 import importlib.util
 import json
 import os
-import shutil
 import struct
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -26,7 +25,7 @@ ascii_int, native, int_lists = ex.ascii_int, ex.native, ex.int_lists
 
 
 GENERATED = ["int_lists", "mooncake_registration", "mori_registration", "nixl_registration", "transfer_info",
-             "launch_args", "shell_script", "http_answers", "log_scan", "side_file", "manifest"]
+             "launch_args", "shell_script", "http_answers", "log_scan", "side_file", "manifest", "model_config"]
 
 
 def msgpack_array(n):
@@ -63,9 +62,13 @@ def write(target, data):
 
 
 def main():
-    # Generated targets only: found inputs committed as regressions stay.
+    # Generated seeds only: found inputs committed as regression-* files (and
+    # the corpora of targets this script does not write) stay.
     for target in GENERATED:
-        shutil.rmtree(os.path.join(HERE, "corpus", target), ignore_errors=True)
+        folder = os.path.join(HERE, "corpus", target)
+        for name in os.listdir(folder) if os.path.isdir(folder) else []:
+            if not name.startswith("regression-"):
+                os.remove(os.path.join(folder, name))
     examples = {name: frames for name, _, frames in ex.examples()}
     comp = examples["qwen3-next-tp2-rank1-mooncake-components.json"]
     flat = examples["qwen3-next-tp2-rank1-mooncake-flat.json"]
@@ -151,6 +154,9 @@ def text_seeds():
                 write("launch_args", bytes([release]) + args.encode())
     for path in manifests:
         write("manifest", read(path))
+    for path in sorted(glob.glob(os.path.join(root, "**", "models", "**", "config.json"), recursive=True)):
+        if "/build" not in path:
+            write("model_config", read(path))
     for path in sorted(glob.glob(os.path.join(root, "examples", "logs", "*"))):
         write("log_scan", b"\x80" + read(path)[:60000])
     # HTTP bodies: the first byte picks the reader (0 server info, 1 rank,
