@@ -25,7 +25,7 @@ ascii_int, native, int_lists = ex.ascii_int, ex.native, ex.int_lists
 
 
 GENERATED = ["int_lists", "mooncake_registration", "mori_registration", "nixl_registration", "transfer_info",
-             "launch_args", "shell_script", "http_answers", "log_scan", "side_file", "manifest", "model_config"]
+             "launch_args", "shell_script", "http_answers", "log_scan", "side_file", "manifest", "model_config", "pcap"]
 
 
 def msgpack_array(n):
@@ -157,6 +157,8 @@ def text_seeds():
     for path in sorted(glob.glob(os.path.join(root, "**", "models", "**", "config.json"), recursive=True)):
         if "/build" not in path:
             write("model_config", read(path))
+    for path in sorted(glob.glob(os.path.join(root, "tests", "data", "capture", "*.pcap*"))):
+        write("pcap", read(path))
     for path in sorted(glob.glob(os.path.join(root, "examples", "logs", "*"))):
         write("log_scan", b"\x80" + read(path)[:60000])
     # HTTP bodies: the first byte picks the reader (0 server info, 1 rank,
