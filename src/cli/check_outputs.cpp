@@ -66,6 +66,31 @@ CLI::Validator output_request_validator()
     "FORMAT=PATH");
 }
 
+CheckedPairs check_pairs(const std::vector<const check::CheckInput*>& inputs, const check::FindingPolicy& policy,
+                         Severity fail_on)
+{
+  CheckedPairs out;
+  // Reserved up front: the reports point into these vectors.
+  out.results.reserve(inputs.size());
+  out.triages.reserve(inputs.size());
+  for (const check::CheckInput* in : inputs) {
+    out.results.push_back(check::run_check(*in));
+    out.triages.push_back(check::triage(out.results.back().findings, policy));
+    out.reports.push_back(report::CheckReport{*in, out.results.back(), out.triages.back(), fail_on});
+  }
+  return out;
+}
+
+CheckedPairs check_pairs(const std::vector<check::CheckInput>& inputs, const check::FindingPolicy& policy,
+                         Severity fail_on)
+{
+  std::vector<const check::CheckInput*> each;
+  for (const check::CheckInput& in : inputs) {
+    each.push_back(&in);
+  }
+  return check_pairs(each, policy, fail_on);
+}
+
 std::string render_check_report(const std::string& format, const report::CheckReport& rep,
                                 const std::string& sarif_root, bool color)
 {

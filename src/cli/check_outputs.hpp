@@ -3,6 +3,8 @@
 // The report formats of `pdcheck check` and `--output FORMAT=PATH`, kept out of
 // cmd_check.cpp so that file only wires options.
 
+#include "check/checker.hpp"
+#include "check/triage.hpp"
 #include "report/check_render.hpp"
 
 #include <CLI/CLI.hpp>
@@ -11,6 +13,23 @@
 #include <vector>
 
 namespace pdcheck::cli {
+
+/// Pairs checked and triaged, with the results and triages their reports
+/// refer to (a report holds references: moving this keeps them valid; copying
+/// would not).
+struct CheckedPairs
+{
+  std::vector<check::CheckResult> results;
+  std::vector<check::Triage> triages;
+  std::vector<report::CheckReport> reports; ///< one per input, in order
+};
+
+/// Runs the whole check of every input under one policy. The inputs must
+/// outlive the reports.
+CheckedPairs check_pairs(const std::vector<const check::CheckInput*>& inputs, const check::FindingPolicy& policy,
+                         Severity fail_on);
+CheckedPairs check_pairs(const std::vector<check::CheckInput>& inputs, const check::FindingPolicy& policy,
+                         Severity fail_on);
 
 /// Every format `pdcheck check` renders: text, json, sarif, junit, github,
 /// gitlab, markdown.

@@ -348,21 +348,11 @@ Verdict run_check_command(const CheckOptions& o, CommandContext& ctx)
       throw InputError("--manifest", fmt::format("{} takes one pair: give it side files",
                                                  o.plan.empty() ? "--write-baseline" : "--plan"));
     }
-    // Reports refer to their inputs and results: these vectors keep them.
     const std::vector<check::CheckInput> inputs = manifest_pairs(o);
-    std::vector<check::CheckResult> results;
-    std::vector<check::Triage> triages;
-    results.reserve(inputs.size());
-    triages.reserve(inputs.size());
     // One policy for every pair: manifests carry no inline ignores, so it
     // differs by nothing but would read the baseline file once per pair.
-    const check::FindingPolicy policy = policy_of(o, settings, inputs.front());
-    std::vector<report::CheckReport> reps;
-    for (const check::CheckInput& in : inputs) {
-      results.push_back(check::run_check(in));
-      triages.push_back(check::triage(results.back().findings, policy));
-      reps.push_back(report::CheckReport{in, results.back(), triages.back(), fail_on});
-    }
+    const CheckedPairs checked = check_pairs(inputs, policy_of(o, settings, inputs.front()), fail_on);
+    const std::vector<report::CheckReport>& reps = checked.reports;
     write_check_outputs(o.outputs, reps, o.sarif_root, *ctx.out);
     bool passes = true;
     for (const report::CheckReport& rep : reps) {

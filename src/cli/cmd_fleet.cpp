@@ -1,6 +1,7 @@
 #include "check/checker.hpp"
 #include "check/fleet.hpp"
 #include "check/triage.hpp"
+#include "cli/check_outputs.hpp"
 #include "cli/command.hpp"
 #include "cli/options.hpp"
 #include "io/bootstrap_client.hpp"
@@ -42,7 +43,6 @@ Verdict run_fleet(const FleetOptions& o, CommandContext& ctx)
     }
     workers.push_back(std::move(w));
   }
-  // Reports refer to their inputs, results and triages: these vectors keep them.
   std::vector<check::CheckInput> inputs;
   for (const check::FleetWorker& p : workers) {
     for (const check::FleetWorker& d : workers) {
@@ -54,18 +54,11 @@ Verdict run_fleet(const FleetOptions& o, CommandContext& ctx)
       }
     }
   }
-  std::vector<check::CheckResult> results;
-  std::vector<check::Triage> triages;
-  results.reserve(inputs.size());
-  triages.reserve(inputs.size());
   report::FleetReport rep;
   rep.router = o.router;
   rep.fail_on = o.report.fail_on_severity();
-  for (const check::CheckInput& in : inputs) {
-    results.push_back(check::run_check(in));
-    triages.push_back(check::triage(results.back().findings, check::FindingPolicy{}));
-    rep.pairs.push_back(report::CheckReport{in, results.back(), triages.back(), rep.fail_on});
-  }
+  CheckedPairs checked = check_pairs(inputs, check::FindingPolicy{}, rep.fail_on);
+  rep.pairs = std::move(checked.reports); // the results and triages stay in `checked`
   rep.findings = check::fleet_findings(workers);
   rep.workers = std::move(workers);
   *ctx.out << (o.report.format == "json" ? report::fleet_to_json(rep).dump(2) + "\n" : report::fleet_to_text(rep));

@@ -2,6 +2,7 @@
 #include "check/rollout.hpp"
 #include "check/suggest.hpp"
 #include "check/triage.hpp"
+#include "cli/check_outputs.hpp"
 #include "cli/command.hpp"
 #include "cli/manifest_pairs.hpp"
 #include "cli/options.hpp"
@@ -74,19 +75,17 @@ Verdict run_rollout(const RolloutOptions& o, CommandContext& ctx)
   }
   rep.prefill_changes = prefill.texts;
   rep.decode_changes = decode.texts;
-  // Reports refer to their inputs, results and triages: these vectors keep them.
-  std::vector<check::CheckResult> results;
-  std::vector<check::Triage> triages;
-  results.reserve(rep.states.size());
-  triages.reserve(rep.states.size());
-  std::vector<bool> passes;
+  std::vector<const check::CheckInput*> inputs;
   for (const check::RolloutState& s : rep.states) {
-    results.push_back(check::run_check(s.input));
-    triages.push_back(check::triage(results.back().findings, check::FindingPolicy{}));
-    rep.reports.push_back(report::CheckReport{s.input, results.back(), triages.back(), o.report.fail_on_severity()});
-    passes.push_back(rep.reports.back().passes());
+    inputs.push_back(&s.input);
+  }
+  CheckedPairs checked = check_pairs(inputs, check::FindingPolicy{}, o.report.fail_on_severity());
+  rep.reports = std::move(checked.reports); // the results and triages stay in `checked`
+  std::vector<bool> passes;
+  for (std::size_t i = 0; i < rep.states.size(); ++i) {
+    passes.push_back(rep.reports[i].passes());
     rep.suggestions.push_back(passes.back() ? std::vector<check::Suggestion>{}
-                                            : check::suggestions(s.input, o.report.fail_on_severity()));
+                                            : check::suggestions(rep.states[i].input, o.report.fail_on_severity()));
   }
   rep.order = check::safe_order(rep.states, passes);
   *ctx.out << (o.report.format == "json" ? report::rollout_to_json(rep).dump(2) + "\n" : report::rollout_to_text(rep));
