@@ -28,6 +28,8 @@ struct InputKind
 inline constexpr InputKind k_side_file{"side file", 16 * k_mib};
 /// The largest published config.json of a supported model is under 100 KiB.
 inline constexpr InputKind k_model_config{"model config", 16 * k_mib};
+/// A Hugging Face cache ref (refs/main) holds one commit id.
+inline constexpr InputKind k_hub_ref{"Hugging Face cache ref", 64 * 1024};
 /// An SGLang --config YAML is a list of launch arguments.
 inline constexpr InputKind k_sglang_config{"SGLang config file", 16 * k_mib};
 /// .pdcheck.yaml: a few lines of settings.

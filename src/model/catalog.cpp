@@ -14,7 +14,53 @@ bool equal_ignoring_case(std::string_view a, std::string_view b)
          });
 }
 
+bool ends_with_ignoring_case(std::string_view text, std::string_view suffix)
+{
+  return text.size() > suffix.size() && equal_ignoring_case(text.substr(text.size() - suffix.size()), suffix);
+}
+
+std::string_view last_component(std::string_view ref)
+{
+  const std::size_t slash = ref.rfind('/');
+  return slash == std::string_view::npos ? ref : ref.substr(slash + 1);
+}
+
 } // namespace
+
+const std::vector<std::string_view>& quantization_suffixes()
+{
+  // The names quantized uploads of hybrid models use on the Hugging Face hub
+  // (Qwen's own -FP8, RedHatAI's -FP8-dynamic and -quantized.w4a16, NVIDIA's
+  // -FP8 / -NVFP4, community -AWQ / -GPTQ-Int4). Longest first, so "-FP8-Dynamic"
+  // is removed whole rather than leaving "-FP8".
+  static const std::vector<std::string_view> k_suffixes = [] {
+    std::vector<std::string_view> v = {"-FP8",        "-FP8-Dynamic", "-FP8-Static",      "-FP8-Block",
+                                       "-NVFP4",      "-MXFP4",       "-FP4",             "-AWQ",
+                                       "-AWQ-4bit",   "-GPTQ",        "-GPTQ-Int4",       "-GPTQ-Int8",
+                                       "-Int4",       "-Int8",        "-W4A16",           "-W8A8",
+                                       "-W4A16-G128", "-W8A8-FP8",    "-quantized.w4a16", "-quantized.w8a8"};
+    std::stable_sort(v.begin(), v.end(), [](std::string_view a, std::string_view b) { return a.size() > b.size(); });
+    return v;
+  }();
+  return k_suffixes;
+}
+
+std::optional<CatalogVariant> find_catalog_variant(std::string_view ref)
+{
+  const std::string_view last = last_component(ref);
+  for (const std::string_view suffix : quantization_suffixes()) {
+    if (!ends_with_ignoring_case(last, suffix)) {
+      continue;
+    }
+    const std::string_view base = last.substr(0, last.size() - suffix.size());
+    for (const CatalogEntry& entry : catalog()) {
+      if (equal_ignoring_case(entry.name, base) || equal_ignoring_case(last_component(entry.hf_repo), base)) {
+        return CatalogVariant{&entry, last.substr(base.size())};
+      }
+    }
+  }
+  return std::nullopt;
+}
 
 const CatalogEntry* find_catalog_entry(std::string_view name)
 {

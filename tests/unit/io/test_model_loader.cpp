@@ -9,6 +9,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
+#include <optional>
+#include <utility>
+#include <vector>
 #include <stdexcept>
 #include <string>
 
@@ -194,4 +198,164 @@ TEST_CASE("io::load_model: the Granite-4.0-Micro fixture is refused as not hybri
   CHECK(e.where() == std::string(PDCHECK_SOURCE_DIR) + "/tests/data/models/granite-4.0-micro/config.json");
   CHECK(e.detail() == "granitemoehybrid config has no \"mamba\" entry in layer_types: it is not a hybrid model, so "
                       "SGLang allocates no Mamba state to check");
+}
+
+namespace {
+
+/// Sets (or, with nullptr, unsets) environment variables for one test and puts
+/// the old values back, so the Hugging Face cache lookup sees only what the
+/// test chose.
+class ScopedEnv
+{
+public:
+  ScopedEnv(std::initializer_list<std::pair<const char*, const char*>> values)
+  {
+    for (const auto& [name, value] : values) {
+      const char* old = std::getenv(name);
+      saved_.emplace_back(name, old == nullptr ? std::nullopt : std::optional<std::string>(old));
+      if (value == nullptr) {
+        unsetenv(name);
+      } else {
+        setenv(name, value, 1);
+      }
+    }
+  }
+  ~ScopedEnv()
+  {
+    for (const auto& [name, old] : saved_) {
+      if (old) {
+        setenv(name.c_str(), old->c_str(), 1);
+      } else {
+        unsetenv(name.c_str());
+      }
+    }
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+private:
+  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+};
+
+const char* const k_hub_vars[] = {"HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "HF_HOME", "XDG_CACHE_HOME", "HOME"};
+
+} // namespace
+
+TEST_CASE("io::hub_cache_dir: huggingface_hub's order of variables")
+{
+  {
+    const ScopedEnv env{{"HF_HUB_CACHE", "/a"}, {"HUGGINGFACE_HUB_CACHE", "/b"}, {"HF_HOME", "/c"},
+                        {"XDG_CACHE_HOME", "/d"}, {"HOME", "/e"}};
+    CHECK(io::hub_cache_dir() == fs::path("/a"));
+  }
+  {
+    const ScopedEnv env{{"HF_HUB_CACHE", ""}, {"HUGGINGFACE_HUB_CACHE", "/b"}, {"HF_HOME", "/c"}};
+    CHECK(io::hub_cache_dir() == fs::path("/b"));
+  }
+  {
+    const ScopedEnv env{{"HF_HUB_CACHE", nullptr}, {"HUGGINGFACE_HUB_CACHE", nullptr}, {"HF_HOME", "/c"}};
+    CHECK(io::hub_cache_dir() == fs::path("/c/hub"));
+  }
+  {
+    const ScopedEnv env{{"HF_HUB_CACHE", nullptr}, {"HUGGINGFACE_HUB_CACHE", nullptr}, {"HF_HOME", nullptr},
+                        {"XDG_CACHE_HOME", "/d"}};
+    CHECK(io::hub_cache_dir() == fs::path("/d/huggingface/hub"));
+  }
+  {
+    const ScopedEnv env{{"HF_HUB_CACHE", nullptr}, {"HUGGINGFACE_HUB_CACHE", nullptr}, {"HF_HOME", nullptr},
+                        {"XDG_CACHE_HOME", nullptr}, {"HOME", "/e"}};
+    CHECK(io::hub_cache_dir() == fs::path("/e/.cache/huggingface/hub"));
+  }
+  {
+    const ScopedEnv env{{k_hub_vars[0], nullptr}, {k_hub_vars[1], nullptr}, {k_hub_vars[2], nullptr},
+                        {k_hub_vars[3], nullptr}, {k_hub_vars[4], nullptr}};
+    CHECK_FALSE(io::hub_cache_dir().has_value());
+  }
+  CHECK(io::hub_cache_entry("/hub", "LiquidAI/LFM2-2.6B") == fs::path("/hub/models--LiquidAI--LFM2-2.6B"));
+}
+
+TEST_CASE("io::load_model: a cache entry directory reads the snapshot refs/main names")
+{
+  const ModelTempDir dir;
+  dir.write("models--Org--M/snapshots/aaaa/config.json", R"({"architectures": ["LlamaForCausalLM"]})");
+  dir.write("models--Org--M/snapshots/bbbb/config.json", k_lfm2_config);
+  dir.write("models--Org--M/refs/main", "bbbb\n");
+  const model::ModelSpec spec = io::load_model("models--Org--M", dir.path.string());
+  CHECK(spec.architecture == "Lfm2ForCausalLM");
+  CHECK(spec.source == (dir.path / "models--Org--M" / "snapshots" / "bbbb" / "config.json").string());
+}
+
+TEST_CASE("io::load_model: a cache entry without refs/main reads its only snapshot")
+{
+  const ModelTempDir dir;
+  dir.write("models--Org--M/snapshots/cccc/config.json", k_lfm2_config);
+  fs::create_directories(dir.path / "models--Org--M" / "snapshots" / "dddd"); // a partial download
+  CHECK(io::load_model("models--Org--M", dir.path.string()).state_layer_ids == std::vector<int>{0, 2});
+}
+
+TEST_CASE("io::load_model: several snapshots and no ref are refused, naming them")
+{
+  const ModelTempDir dir;
+  dir.write("models--Org--M/snapshots/bbbb/config.json", k_lfm2_config);
+  dir.write("models--Org--M/snapshots/aaaa/config.json", k_lfm2_config);
+  dir.write("models--Org--M/refs/main", "ffff\n"); // names a snapshot that is not there
+  const InputError e = input_error_of([&] { io::load_model("models--Org--M", dir.path.string()); });
+  CHECK(e.where() == (dir.path / "models--Org--M" / "snapshots").string());
+  CHECK(e.detail() == "2 snapshots have a config.json (aaaa, bbbb) and refs/main names none of them; give the "
+                      "snapshot directory to use");
+}
+
+TEST_CASE("io::load_model: a cache entry with no config.json in any snapshot")
+{
+  const ModelTempDir dir;
+  fs::create_directories(dir.path / "models--Org--M" / "snapshots" / "eeee");
+  const InputError e = input_error_of([&] { io::load_model("models--Org--M", dir.path.string()); });
+  CHECK(e.where() == (dir.path / "models--Org--M" / "snapshots").string());
+  CHECK(e.detail() == "no snapshot in this Hugging Face cache entry has a config.json");
+}
+
+TEST_CASE("io::load_model: an HF id is found in the Hugging Face cache before the catalog")
+{
+  const ModelTempDir dir;
+  const std::string hub = (dir.path / "hub").string();
+  // The catalog also has LiquidAI/LFM2-2.6B; the downloaded copy wins.
+  dir.write("hub/models--LiquidAI--LFM2-2.6B/snapshots/0123/config.json", k_lfm2_config);
+  const ScopedEnv env{{"HF_HUB_CACHE", hub.c_str()}};
+  const model::ModelSpec spec = io::load_model("LiquidAI/LFM2-2.6B", dir.path.string());
+  CHECK(spec.name == "LiquidAI/LFM2-2.6B");
+  CHECK(spec.source == hub + "/models--LiquidAI--LFM2-2.6B/snapshots/0123/config.json");
+  CHECK(spec.state_layer_ids == std::vector<int>{0, 2});
+}
+
+TEST_CASE("io::load_model: an HF id neither cached nor catalogued names the cache folder it looked in")
+{
+  const ModelTempDir dir;
+  const std::string home = (dir.path / "hf").string();
+  const ScopedEnv env{{"HF_HUB_CACHE", nullptr}, {"HUGGINGFACE_HUB_CACHE", nullptr}, {"HF_HOME", home.c_str()}};
+  const InputError e = input_error_of([&] { io::load_model("Org/Unknown-7B", dir.path.string()); });
+  CHECK(e.where() == "Org/Unknown-7B");
+  CHECK(e.detail() == "no such model directory, config.json or catalog entry; catalog has: " + k_catalog_names +
+                        "; not in the Hugging Face cache either (" + home + "/hub/models--Org--Unknown-7B)");
+}
+
+TEST_CASE("io::load_model: a quantized upload of a catalogued model reads the catalog entry")
+{
+  const ModelTempDir dir;
+  const std::string hub = (dir.path / "hub").string();
+  const ScopedEnv env{{"HF_HUB_CACHE", hub.c_str()}};
+  const model::ModelSpec base = io::load_model("qwen3-next-80b-a3b");
+  for (const char* ref : {"Qwen/Qwen3-Next-80B-A3B-Instruct-FP8", "RedHatAI/Qwen3-Next-80B-A3B-Instruct-FP8-dynamic",
+                          "qwen3-next-80b-a3b-AWQ", "someone/Qwen3-Next-80B-A3B-Instruct-quantized.w4a16"}) {
+    INFO(ref);
+    const model::ModelSpec spec = io::load_model(ref, dir.path.string());
+    CHECK(spec.name == "qwen3-next-80b-a3b");
+    CHECK(spec.state_layer_ids == base.state_layer_ids);
+    CHECK(spec.intermediate_size == base.intermediate_size);
+  }
+  const model::ModelSpec fp8 = io::load_model("RedHatAI/Qwen3-Next-80B-A3B-Instruct-FP8-dynamic", dir.path.string());
+  CHECK(fp8.source == base.source + " (read for RedHatAI/Qwen3-Next-80B-A3B-Instruct-FP8-dynamic: the '-FP8-dynamic' "
+                                    "suffix names a quantization, which leaves the recurrent state's keys as they are; "
+                                    "confidence medium)");
+  // A suffix alone is not a variant of anything.
+  CHECK_THROWS_AS(io::load_model("Qwen/Qwen3-Next-80B-FP8", dir.path.string()), InputError);
 }
