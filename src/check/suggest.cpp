@@ -10,7 +10,8 @@ namespace pdcheck::check {
 
 namespace {
 
-bool passes_with(const CheckInput& in, sglang::Role role, const Relaunch& change, Severity fail_on)
+bool passes_with(const CheckInput& in, sglang::Role role, const Relaunch& change, const FindingPolicy& policy,
+                 Severity fail_on)
 {
   CheckInput tried = in;
   sglang::Side& side = role == sglang::Role::prefill ? tried.prefill : tried.decode;
@@ -19,7 +20,7 @@ bool passes_with(const CheckInput& in, sglang::Role role, const Relaunch& change
   } catch (const InputError&) {
     return false; // a launch SGLang's parser refuses is no suggestion
   }
-  return run_check(tried).passes(fail_on);
+  return triage(run_check(tried).findings, policy).passes(fail_on);
 }
 
 /// "2", "2 or 4", "1, 2 or 4".
@@ -61,12 +62,9 @@ std::string release_ranges(const std::vector<std::string>& works, const std::vec
   return fmt::format("{} and {}", fmt::join(parts.begin(), parts.end() - 1, ", "), parts.back());
 }
 
-std::vector<Suggestion> suggestions(const CheckInput& in, Severity fail_on)
+std::vector<Suggestion> suggestions(const CheckInput& in, const FindingPolicy& policy, Severity fail_on)
 {
   std::vector<Suggestion> out;
-  if (run_check(in).passes(fail_on)) {
-    return out;
-  }
   std::vector<std::string> releases;
   for (const Profile* p : release_profiles()) {
     releases.push_back(p->name);
@@ -76,7 +74,7 @@ std::vector<Suggestion> suggestions(const CheckInput& in, Severity fail_on)
     const std::string name(sglang::role_name(role));
     Suggestion tp{name, "tp_size", {}, ""};
     for (int size = 1; size <= 64; size *= 2) {
-      if (size != side.args.tp_size && passes_with(in, role, Relaunch{{}, {"--tp-size", std::to_string(size)}, {}, {}, {}}, fail_on)) {
+      if (size != side.args.tp_size && passes_with(in, role, Relaunch{{}, {"--tp-size", std::to_string(size)}, {}, {}, {}}, policy, fail_on)) {
         tp.values.push_back(std::to_string(size));
       }
     }
@@ -86,7 +84,7 @@ std::vector<Suggestion> suggestions(const CheckInput& in, Severity fail_on)
     }
     Suggestion release{name, "sglang", {}, ""};
     for (const std::string& r : releases) {
-      if (r != side.profile.name && passes_with(in, role, Relaunch{r, {}, {}, {}, {}}, fail_on)) {
+      if (r != side.profile.name && passes_with(in, role, Relaunch{r, {}, {}, {}, {}}, policy, fail_on)) {
         release.values.push_back(r);
       }
     }

@@ -5,6 +5,7 @@
 // check ("decode at TP 2 or 4 works", "prefill on SGLang >= 0.5.12 works").
 
 #include "check/rollout.hpp"
+#include "check/triage.hpp"
 
 #include <string>
 #include <vector>
@@ -19,9 +20,11 @@ struct Suggestion
   std::string text;                ///< "decode at TP 2 or 4 works"
 };
 
-/// Every single-side change of TP size (1 to 64) or release that makes the
-/// pair pass at `fail_on`; empty when the pair passes already or nothing does.
-std::vector<Suggestion> suggestions(const CheckInput& in, Severity fail_on);
+/// Every single-side change of TP size (1 to 64) or release after which the
+/// pair passes at `fail_on` under the operator's `policy` (a rule they ignore
+/// does not count against a candidate); empty when nothing does. Call it for a
+/// pair that fails: it does not check the pair as it is.
+std::vector<Suggestion> suggestions(const CheckInput& in, const FindingPolicy& policy, Severity fail_on);
 
 /// "0.5.12 or later", "0.5.3.post3 to 0.5.11", "0.5.4, 0.5.9 and 0.5.12":
 /// releases (in `all`'s order) said as ranges where they run unbroken.

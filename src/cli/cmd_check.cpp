@@ -384,14 +384,14 @@ Verdict run_check_command(const CheckOptions& o, CommandContext& ctx)
                                            p, d, counted(static_cast<long long>(result.pairs.size()), "pair")));
   }
 
+  check::FindingPolicy policy_used = policy;
   check::Triage triage = check::triage(result.findings, policy);
   if (!o.write_baseline.empty()) {
     // Adopting pdcheck: every cause found now is accepted; only new ones fail later runs.
-    check::FindingPolicy with_baseline = policy;
-    with_baseline.baseline = check::baseline_of(triage);
-    io::write_output_file(o.write_baseline, io::baseline_to_text(*with_baseline.baseline),
+    policy_used.baseline = check::baseline_of(triage);
+    io::write_output_file(o.write_baseline, io::baseline_to_text(*policy_used.baseline),
                           "--write-baseline " + o.write_baseline);
-    triage = check::triage(result.findings, with_baseline);
+    triage = check::triage(result.findings, policy_used);
   }
   const report::CheckReport rep{in, result, triage, fail_on};
   write_check_outputs(o.outputs, {rep}, o.sarif_root, *ctx.out);
@@ -399,12 +399,14 @@ Verdict run_check_command(const CheckOptions& o, CommandContext& ctx)
     *ctx.out << report::check_to_summary_line(rep);
   } else if (o.suggest && format == "json") {
     nlohmann::ordered_json j = report::check_to_json(rep);
-    j["suggestions"] = report::suggestions_to_json(check::suggestions(in, fail_on));
+    // Judged like the pair itself: under the same ignores, overrides and baseline.
+    j["suggestions"] = report::suggestions_to_json(rep.passes() ? std::vector<check::Suggestion>{}
+                                                                : check::suggestions(in, policy_used, fail_on));
     *ctx.out << j.dump(2) << "\n";
   } else {
     *ctx.out << render_check_report(format, rep, o.sarif_root, format == "text" && o.report.use_color());
     if (o.suggest && !rep.passes()) {
-      *ctx.out << report::suggestions_to_text(check::suggestions(in, fail_on));
+      *ctx.out << report::suggestions_to_text(check::suggestions(in, policy_used, fail_on));
     }
   }
   return rep.passes() ? Verdict::ok : Verdict::findings;

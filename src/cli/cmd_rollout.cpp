@@ -79,13 +79,14 @@ Verdict run_rollout(const RolloutOptions& o, CommandContext& ctx)
   for (const check::RolloutState& s : rep.states) {
     inputs.push_back(&s.input);
   }
-  CheckedPairs checked = check_pairs(inputs, check::FindingPolicy{}, o.report.fail_on_severity());
+  const check::FindingPolicy policy;
+  CheckedPairs checked = check_pairs(inputs, policy, o.report.fail_on_severity());
   rep.reports = std::move(checked.reports); // the results and triages stay in `checked`
   std::vector<bool> passes;
   for (std::size_t i = 0; i < rep.states.size(); ++i) {
     passes.push_back(rep.reports[i].passes());
     rep.suggestions.push_back(passes.back() ? std::vector<check::Suggestion>{}
-                                            : check::suggestions(rep.states[i].input, o.report.fail_on_severity()));
+                                            : check::suggestions(rep.states[i].input, policy, o.report.fail_on_severity()));
   }
   rep.order = check::safe_order(rep.states, passes);
   *ctx.out << (o.report.format == "json" ? report::rollout_to_json(rep).dump(2) + "\n" : report::rollout_to_text(rep));

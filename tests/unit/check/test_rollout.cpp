@@ -238,7 +238,7 @@ TEST_CASE("suggestions: the single-side changes that make a pair work", "[check]
   CheckInput in;
   in.prefill = side("pairs/nemotron-hetero-tp-conv-corruption/prefill.yaml");
   in.decode = side("pairs/nemotron-hetero-tp-conv-corruption/decode.yaml");
-  const auto s = suggestions(in, Severity::error);
+  const auto s = suggestions(in, FindingPolicy{}, Severity::error);
   REQUIRE_FALSE(s.empty());
   for (const Suggestion& x : s) {
     for (const std::string& v : x.values) {
@@ -259,9 +259,30 @@ TEST_CASE("suggestions: the single-side changes that make a pair work", "[check]
   REQUIRE(s.size() == 2);
   CHECK(s[0].text == "decode at TP 4 works");
   CHECK(s[1].text == "prefill at TP 1 works");
-  // A pair that works needs nothing.
-  CheckInput fine;
-  fine.prefill = side("pairs/hetero-tp-scatter-works/prefill.yaml");
-  fine.decode = side("pairs/hetero-tp-scatter-works/decode.yaml");
-  CHECK(suggestions(fine, Severity::error).empty());
+}
+
+TEST_CASE("suggestions: candidates are judged under the operator's policy", "[check][rollout]")
+{
+  CheckInput in;
+  in.prefill = side("pairs/nemotron-hetero-tp-conv-corruption/prefill.yaml");
+  in.decode = side("pairs/nemotron-hetero-tp-conv-corruption/decode.yaml");
+  // Without a policy only equal attention TP works (the test above). With the
+  // corruption rule ignored, every decode TP that SGLang starts at counts too:
+  // each candidate is judged as the pair is, not by its untriaged findings.
+  FindingPolicy policy;
+  policy.ignore = {"silent-wrong-bytes"};
+  const auto s = suggestions(in, policy, Severity::error);
+  REQUIRE_FALSE(s.empty());
+  CHECK(s[0].side == "decode");
+  CHECK(s[0].change == "tp_size");
+  CHECK(s[0].values.size() > 1);
+  for (const std::string& v : s[0].values) {
+    CheckInput tried = in;
+    tried.decode = relaunched(tried.decode, Relaunch{{}, {"--tp-size", v}, {}, {}, {}});
+    INFO("decode at TP " << v);
+    CHECK(triage(run_check(tried).findings, policy).passes(Severity::error));
+    if (v != "4") {
+      CHECK_FALSE(run_check(tried).passes(Severity::error));
+    }
+  }
 }
