@@ -289,6 +289,34 @@ Finding bootstrap_finding(const Side& decode, RuleId rule, std::string message, 
   return f;
 }
 
+void model_confidence_findings(const Side& side, const model::Layout& layout, std::vector<Finding>& out)
+{
+  const model::ModelSpec& m = side.model;
+  const std::string where = fmt::format("pdcheck: architecture table (`pdcheck models`), {}: {}", m.architecture,
+                                        m.sglang_source);
+  if (m.confidence != "high") {
+    Finding f = side_finding(side, RuleId::model_layout_unconfirmed,
+                             fmt::format("{}'s state layout is confirmed with confidence {}: {}", m.architecture,
+                                         m.confidence, m.confidence_note));
+    f.where = where;
+    f.evidence["architecture"] = m.architecture;
+    f.evidence["confidence"] = m.confidence;
+    out.push_back(std::move(f));
+  }
+  if (m.state_sharded_by_full_tp && layout.attn_tp_size > 0 && layout.attn_tp_size != layout.tp_size) {
+    // The pool is sized by the whole TP width while the transfer pairs and
+    // slices by attention TP rank; what SGLang then moves is not confirmed.
+    Finding f = side_finding(side, RuleId::model_layout_unconfirmed,
+                             fmt::format("{} shards its state by TP size {}, but PD transfers pair attention TP ranks "
+                                         "({} of them); what SGLang moves then is not confirmed",
+                                         m.architecture, layout.tp_size, layout.attn_tp_size));
+    f.where = where;
+    f.evidence["tp_size"] = layout.tp_size;
+    f.evidence["attn_tp_size"] = layout.attn_tp_size;
+    out.push_back(std::move(f));
+  }
+}
+
 } // namespace
 
 void side_findings(const Side& side, const model::Layout& layout, std::vector<Finding>& out)
@@ -319,6 +347,7 @@ void side_findings(const Side& side, const model::Layout& layout, std::vector<Fi
   }
   unified_memory_findings(side, out);
   dcp_findings(side, out);
+  model_confidence_findings(side, layout, out);
   if (!side.profile_assumption.empty()) {
     Finding f = side_finding(side, RuleId::profile_assumed, side.profile_assumption);
     f.where = fmt::format("pdcheck: release table (`pdcheck profiles`), {} side's sglang: {}", sglang::role_name(side.role),

@@ -1,6 +1,7 @@
 #include "cli/command.hpp"
 #include "cli/options.hpp"
 
+#include "model/architectures.hpp"
 #include "model/catalog.hpp"
 #include "model/model_spec.hpp"
 #include "report/models_render.hpp"
@@ -36,7 +37,7 @@ std::vector<report::ModelRow> catalog_rows()
 void install_models(CLI::App& app, CommandContext& ctx)
 {
   auto options = std::make_shared<ReportOptions>();
-  CLI::App* sub = app.add_subcommand("models", "List the built-in model catalog (real published config.json files)");
+  CLI::App* sub = app.add_subcommand("models", "List the built-in model catalog (real published config.json files) and every architecture pdcheck knows");
   ReportFlags flags;
   flags.show_default_format = true;
   add_report_options(sub, *options, flags);
@@ -44,9 +45,9 @@ void install_models(CLI::App& app, CommandContext& ctx)
     const std::vector<report::ModelRow> rows = catalog_rows();
     const std::string revision(model::catalog_revision());
     if (options->format == "json") {
-      *ctx.out << report::models_to_json(rows, revision).dump(2) << "\n";
+      *ctx.out << report::models_to_json(rows, revision, model::architectures()).dump(2) << "\n";
     } else {
-      *ctx.out << report::models_to_text(rows, revision);
+      *ctx.out << report::models_to_text(rows, revision, model::architectures());
     }
     ctx.verdict = Verdict::ok;
   });

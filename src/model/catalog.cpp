@@ -75,7 +75,7 @@ const CatalogEntry* find_catalog_entry(std::string_view name)
 std::string_view catalog_revision()
 {
   // Bump whenever an entry is added or its text changes.
-  return "2026-11-30";
+  return "2026-12-03";
 }
 
 } // namespace pdcheck::model

@@ -15,6 +15,10 @@ struct CatalogEntry
   std::string_view hf_repo;     ///< e.g. "Qwen/Qwen3-Next-80B-A3B-Instruct"
   std::string_view source;      ///< where the config was taken from (URL and revision)
   std::string_view config_json; ///< the config.json text
+  /// The attention TP sizes (powers of two) SGLang starts this model at, as
+  /// "1,2,4,8": every one lays out, and twice the largest does not
+  /// (tests/unit/model/test_catalog.cpp holds the catalog to it).
+  std::string_view attention_tp_sizes;
 };
 
 const std::vector<CatalogEntry>& catalog();

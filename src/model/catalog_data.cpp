@@ -402,6 +402,73 @@ constexpr std::string_view k_granite_4_0_h_tiny = R"json({
 }
 )json";
 
+constexpr std::string_view k_minicpm_sala = R"json({
+  "architectures": [
+    "MiniCPMSALAForCausalLM"
+  ],
+  "attention_bias": false,
+  "attention_dropout": 0.0,
+  "attn_use_output_gate": true,
+  "attn_use_rope": false,
+  "bos_token_id": 1,
+  "dim_model_base": 256,
+  "dtype": "bfloat16",
+  "eos_token_id": [
+    2,
+    73440
+  ],
+  "head_dim": 128,
+  "hidden_act": "silu",
+  "hidden_size": 4096,
+  "initializer_range": 0.1,
+  "intermediate_size": 16384,
+  "lightning_head_dim": 128,
+  "lightning_nh": 32,
+  "lightning_nkv": 32,
+  "lightning_scale": "1/sqrt(d)",
+  "lightning_use_rope": true,
+  "max_position_embeddings": 524288,
+  "mixer_types": [
+    "minicpm4", "lightning-attn", "lightning-attn", "lightning-attn", "lightning-attn", "lightning-attn",
+    "lightning-attn", "lightning-attn", "lightning-attn", "minicpm4", "lightning-attn", "lightning-attn",
+    "lightning-attn", "lightning-attn", "lightning-attn", "lightning-attn", "minicpm4", "minicpm4",
+    "lightning-attn", "lightning-attn", "lightning-attn", "lightning-attn", "minicpm4", "lightning-attn",
+    "lightning-attn", "lightning-attn", "lightning-attn", "lightning-attn", "lightning-attn", "minicpm4",
+    "minicpm4", "minicpm4"
+  ],
+  "model_type": "minicpm_sala",
+  "mup_denominator": 32,
+  "num_attention_heads": 32,
+  "num_hidden_layers": 32,
+  "num_key_value_heads": 2,
+  "pad_token_id": 2,
+  "pretraining_tp": 1,
+  "qk_norm": true,
+  "rms_norm_eps": 1e-06,
+  "rope_scaling": null,
+  "rope_theta": 10000.0,
+  "scale_depth": 1.4,
+  "scale_emb": 12,
+  "shift_labels": true,
+  "sparse_config": {
+    "block_size": 64,
+    "dense_len": 8192,
+    "init_blocks": 1,
+    "kernel_size": 32,
+    "kernel_stride": 16,
+    "topk": 64,
+    "use_nope": false,
+    "window_size": 2048
+  },
+  "tie_word_embeddings": false,
+  "transformers_version": "4.57.1",
+  "use_cache": true,
+  "use_output_gate": true,
+  "use_output_norm": true,
+  "vocab_size": 73448
+}
+)json";
+
 } // namespace
 
 const std::vector<CatalogEntry>& catalog()
@@ -413,57 +480,62 @@ const std::vector<CatalogEntry>& catalog()
      "https://huggingface.co/Qwen/Qwen3-Next-80B-A3B-Instruct/blob/main/config.json (revision 9c7f2fbe, "
      "unconfirmed); partial: keys as quoted in a third-party dump of this repo's config and in MaxText's "
      "qwen3-next-80b-a3b parameters; token ids, rope_theta, torch_dtype, transformers_version left out as unverified",
-     k_qwen3_next_80b_a3b},
+     k_qwen3_next_80b_a3b, "1,2,4,8,16"},
     {"qwen3.5-35b-a3b", "Qwen/Qwen3.5-35B-A3B",
      "https://huggingface.co/Qwen/Qwen3.5-35B-A3B/blob/main/config.json (revision not recorded); partial: text_config "
      "keys as quoted in aiconfigurator's Qwen3.5-35B-A3B test config and a transcription of the Qwen3.6-35B-A3B "
      "text_config; mamba_ssm_dtype float32 as vLLM PR #34489 describes Qwen3.5 configs, not confirmed in SGLang's "
      "source",
-     k_qwen3_5_35b_a3b},
+     k_qwen3_5_35b_a3b, "1,2,4,8,16"},
     {"qwen3.5-27b", "Qwen/Qwen3.5-27B",
      "https://huggingface.co/Qwen/Qwen3.5-27B/blob/main/config.json (revision not recorded); partial: text_config keys "
      "as quoted in aiconfigurator's Qwen3.5-27B test config; mamba_ssm_dtype float32 as vLLM PR #34489 describes "
      "Qwen3.5 configs, not confirmed in SGLang's source",
-     k_qwen3_5_27b},
+     k_qwen3_5_27b, "1,2,4,8"},
     {"nemotron-h-8b", "nvidia/Nemotron-H-8B-Base-8K",
      "https://huggingface.co/nvidia/Nemotron-H-8B-Base-8K/blob/main/config.json (revision not recorded); keys as "
      "quoted in Megatron-Bridge's NemotronH bridge test (its two test-only additions, hidden_act and "
      "n_routed_experts, removed); may omit keys that quotation dropped",
-     k_nemotron_h_8b},
+     k_nemotron_h_8b, "1,2,4,8"},
     {"nemotron-nano-9b-v2", "nvidia/NVIDIA-Nemotron-Nano-9B-v2",
      "https://huggingface.co/nvidia/NVIDIA-Nemotron-Nano-9B-v2/blob/main/config.json (revision 6533e8de, "
      "unconfirmed); partial: keys as quoted in a third-party sizing test; n_groups 8 not confirmed by a quotation",
-     k_nemotron_nano_9b_v2},
+     k_nemotron_nano_9b_v2, "1,2,4,8"},
     {"nemotron-3-nano-30b-a3b", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16",
      "https://huggingface.co/nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16/blob/main/config.json (revision not "
      "recorded); partial: keys as published in configs of checkpoints fine-tuned from it "
      "(OpenResearcher/OpenResearcher-30B-A3B, HebArabNlpProject/Hebatron), ssm_state_size 128 "
      "not confirmed by a quotation but also the default of SGLang's NemotronHConfig "
      "(configs/nemotron_h.py@01144484); keys after rescale_prenorm_residual not seen",
-     k_nemotron_3_nano_30b_a3b},
+     k_nemotron_3_nano_30b_a3b, "1,2,4,8"},
     {"falcon-h1-7b", "tiiuae/Falcon-H1-7B-Instruct",
      "https://huggingface.co/tiiuae/Falcon-H1-7B-Instruct/blob/main/config.json (revision not recorded); partial: "
      "keys as quoted in third-party sizing tests (Falcon-H1-7B and its mlx-community 4-bit copy); architecture as "
      "SGLang's models/falcon_h1.py@e01a0731 registers it",
-     k_falcon_h1_7b},
+     k_falcon_h1_7b, "1,2,4"},
     {"falcon-h1-1.5b", "tiiuae/Falcon-H1-1.5B-Instruct",
      "https://huggingface.co/tiiuae/Falcon-H1-1.5B-Instruct/blob/main/config.json (revision not recorded); partial: "
      "keys as quoted in a third-party sizing test, matching the transformers FalconH1 doc table",
-     k_falcon_h1_1_5b},
+     k_falcon_h1_1_5b, "1,2,4,8"},
     {"kimi-linear-48b-a3b", "moonshotai/Kimi-Linear-48B-A3B-Instruct",
      "https://huggingface.co/moonshotai/Kimi-Linear-48B-A3B-Instruct/blob/main/config.json at revision "
      "e1df551a447157d4658b573f9a695d57658590e9; partial: the fields a third-party package copied verbatim from "
      "that revision",
-     k_kimi_linear_48b_a3b},
+     k_kimi_linear_48b_a3b, "1,2,4,8,16,32"},
     {"lfm2-2.6b", "LiquidAI/LFM2-2.6B",
      "https://huggingface.co/LiquidAI/LFM2-2.6B/blob/main/config.json (revision not recorded); partial: keys as "
      "quoted in a third-party importer test; architecture as SGLang's models/lfm2.py@493eb5b6 registers it",
-     k_lfm2_2_6b},
+     k_lfm2_2_6b, "1,2,4,8,16,32"},
     {"granite-4.0-h-tiny", "ibm-granite/granite-4.0-h-tiny",
      "https://huggingface.co/ibm-granite/granite-4.0-h-tiny/blob/main/config.json (revision not recorded); partial: "
      "keys as quoted in a third-party importer test; 'architectures' left out (GraniteMoeHybridForCausalLM "
      "unverified), so the model_type identifies it",
-     k_granite_4_0_h_tiny},
+     k_granite_4_0_h_tiny, "1,2,4"},
+    {"minicpm-sala", "openbmb/MiniCPM-SALA",
+     "https://huggingface.co/openbmb/MiniCPM-SALA/blob/main/config.json (revision not recorded); partial: the "
+     "config.json GPTQModel 5.7.0 printed while saving a 4-bit quantization of the model, with its "
+     "quantization_config and auto_map left out; the repository name is not confirmed by that quotation",
+     k_minicpm_sala, "1,2,4,8,16,32"},
   };
   return k_entries;
 }

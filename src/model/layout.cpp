@@ -26,11 +26,11 @@ std::int64_t product(const std::vector<std::int64_t>& v, std::size_t begin, std:
 /// SGLang's divide(): exact or a startup failure. Records the finding and
 /// returns 0 so the caller can go on collecting every problem at once.
 std::int64_t divide(std::int64_t numerator, std::int64_t denominator, std::string_view what,
-                    std::vector<Finding>& findings)
+                    std::vector<Finding>& findings, std::string_view width = "attention TP size")
 {
   if (denominator <= 0 || numerator % denominator != 0) {
     Finding f = make_finding(RuleId::startup_divisibility,
-                             fmt::format("{} {} is not divisible by attention TP size {}", what, numerator, denominator));
+                             fmt::format("{} {} is not divisible by {} {}", what, numerator, width, denominator));
     f.runtime_error =
       render_delivered(MessageId::not_divisible, {{"numerator", numerator}, {"denominator", denominator}});
     f.where = "SGLang startup: divide (python/sglang/srt/distributed/utils.py) while the state pool is sized";
@@ -56,7 +56,13 @@ StateTensor make_tensor(std::string name, std::vector<std::int64_t> shape, Dtype
   return t;
 }
 
-/// Mamba2StateShape.create: Mamba2, GDN and ShortConv families.
+/// The TP width the state is sharded by, as SGLang names it in messages.
+std::string_view width_name(const ModelSpec& m)
+{
+  return m.state_sharded_by_full_tp ? "TP size" : "attention TP size";
+}
+
+/// Mamba2StateShape.create: Mamba2, GDN, ShortConv and lightning families.
 std::vector<StateTensor> mamba2_tensors(const LayoutInput& in, int tp, std::vector<Finding>& findings)
 {
   const ModelSpec& m = in.model;
@@ -64,12 +70,13 @@ std::vector<StateTensor> mamba2_tensors(const LayoutInput& in, int tp, std::vect
   // Groups that TP does not divide are replicated so every rank holds one.
   const std::int64_t groups_eff = m.n_groups % tp == 0 ? m.n_groups : m.n_groups + (tp - m.n_groups);
   const std::int64_t conv_dim = m.intermediate_size + 2 * groups_eff * m.state_size;
-  const std::int64_t conv_per_rank = divide(conv_dim, tp, "conv_dim", findings);
-  const std::int64_t heads_per_rank = divide(heads, tp, "state heads", findings);
+  const std::int64_t conv_per_rank = divide(conv_dim, tp, "conv_dim", findings, width_name(m));
+  const std::int64_t heads_per_rank = divide(heads, tp, "state heads", findings, width_name(m));
 
   if (m.family == StateFamily::mamba2 && m.n_groups % tp != 0 && m.n_groups != 1) {
     Finding f = make_finding(RuleId::startup_mamba_groups,
-                             fmt::format("n_groups {} is not divisible by attention TP size {} and is not 1", m.n_groups, tp));
+                             fmt::format("n_groups {} is not divisible by {} {} and is not 1", m.n_groups,
+                                         width_name(m), tp));
     f.where = "SGLang startup: MambaMixer2";
     f.evidence["n_groups"] = m.n_groups;
     f.evidence["attn_tp_size"] = tp;
@@ -77,7 +84,7 @@ std::vector<StateTensor> mamba2_tensors(const LayoutInput& in, int tp, std::vect
   }
 
   StateTensor conv = make_tensor("conv", {conv_per_rank, m.conv_kernel - 1}, in.conv_dtype, 0);
-  if (m.family == StateFamily::gdn && in.profile.conv_subgroup_slicing) {
+  if (m.family == StateFamily::gdn && m.gdn_conv_shard_groups && in.profile.conv_subgroup_slicing) {
     // GDN conv channels are [query | key | value], each sharded on its own.
     const std::int64_t key_dim = m.n_groups * m.state_size;
     conv.conv_shard_groups = {key_dim, key_dim, m.intermediate_size};
@@ -114,6 +121,14 @@ std::vector<StateTensor> kda_tensors(const LayoutInput& in, int tp, std::vector<
   return out;
 }
 
+/// SimpleGLAStateShape.create: a temporal state per layer, no conv.
+std::vector<StateTensor> simple_gla_tensors(const LayoutInput& in, int tp, std::vector<Finding>& findings)
+{
+  const ModelSpec& m = in.model;
+  const std::int64_t heads_rank = divide(m.num_heads, tp, "lightning heads", findings);
+  return {make_tensor("temporal", {heads_rank, m.head_dim, m.state_size}, in.ssm_dtype, 0)};
+}
+
 void check_attention_heads(const LayoutInput& in, int tp, std::vector<Finding>& findings)
 {
   const ModelSpec& m = in.model;
@@ -140,8 +155,15 @@ void check_attention_heads(const LayoutInput& in, int tp, std::vector<Finding>& 
 
 std::vector<StateTensor> state_tensors(const LayoutInput& in, int tp, std::vector<Finding>& findings)
 {
-  std::vector<StateTensor> tensors =
-    in.model.family == StateFamily::kda ? kda_tensors(in, tp, findings) : mamba2_tensors(in, tp, findings);
+  std::vector<StateTensor> tensors;
+  switch (in.model.family) {
+  case StateFamily::kda: tensors = kda_tensors(in, tp, findings); break;
+  case StateFamily::simple_gla: tensors = simple_gla_tensors(in, tp, findings); break;
+  case StateFamily::mamba2:
+  case StateFamily::gdn:
+  case StateFamily::short_conv:
+  case StateFamily::lightning: tensors = mamba2_tensors(in, tp, findings); break;
+  }
   for (StateTensor& t : tensors) {
     t.registered = !(in.profile.drop_zero_size_entries && t.item_len == 0);
     t.registered_dim = in.profile.dim_rule == DimRule::slice_axis ? t.slice_dim : t.per_slot_shape.at(0);
@@ -378,7 +400,9 @@ Layout compute_layout(const LayoutInput& input)
     return layout;
   }
 
-  const std::vector<StateTensor> tensors = state_tensors(input, layout.attn_tp_size, layout.findings);
+  // Pure Mamba2 builds its state with the whole TP width (models/mamba2.py).
+  const int state_tp = input.model.state_sharded_by_full_tp ? input.tp_size : layout.attn_tp_size;
+  const std::vector<StateTensor> tensors = state_tensors(input, state_tp, layout.findings);
   check_attention_heads(input, layout.attn_tp_size, layout.findings);
   if (!layout.servable()) {
     return layout;

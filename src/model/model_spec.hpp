@@ -13,10 +13,12 @@ namespace pdcheck::model {
 
 /// How SGLang builds the per-slot state shapes for an architecture.
 enum class StateFamily {
-  mamba2,     ///< Mamba2StateShape.create: NemotronH, FalconH1, GraniteMoeHybrid
-  gdn,        ///< Mamba2StateShape.create with GDN inputs: Qwen3-Next, Qwen3.5
-  kda,        ///< KimiLinearStateShape.create: Kimi-Linear
+  mamba2,     ///< Mamba2StateShape.create: NemotronH, FalconH1, GraniteMoeHybrid, Mamba2
+  gdn,        ///< Mamba2StateShape.create with GDN inputs: Qwen3-Next, Qwen3.5, Jet-Nemotron
+  kda,        ///< KimiLinearStateShape.create: Kimi-Linear, Kimi-K3, GLM-5-Next
   short_conv, ///< Mamba2StateShape.create with ShortConv inputs: LFM2
+  lightning,  ///< Mamba2StateShape.create with no conv (I = G = 0, K = 1): BailingHybrid
+  simple_gla, ///< SimpleGLAStateShape.create, temporal only: MiniCPM-SALA
 };
 
 std::string_view state_family_name(StateFamily f);
@@ -30,6 +32,11 @@ struct ModelSpec
   std::string name;         ///< catalog name, or the path as given
   std::string source;       ///< catalog source (URL + revision) or the file read
   std::string architecture; ///< HF `architectures[0]`, or model_type when absent
+  /// How sure pdcheck is of this architecture's layout ("high", "medium") and,
+  /// below high, what is not confirmed; the SGLang files the reader follows.
+  std::string confidence = "high";
+  std::string confidence_note;
+  std::string sglang_source;
   std::string model_type;
   StateFamily family = StateFamily::mamba2;
   int num_hidden_layers = 0;
@@ -44,6 +51,12 @@ struct ModelSpec
   std::int64_t head_dim = 0;          ///< P
   std::int64_t state_size = 0;        ///< N
   std::int64_t conv_kernel = 0;       ///< K (per-slot conv window is K-1)
+  /// GDN: the config passes conv_shard_groups ([key, key, value]) so newer
+  /// transfers slice each block on its own; Jet-Nemotron's config does not.
+  bool gdn_conv_shard_groups = true;
+  /// The state is sharded by the whole TP size, not the attention TP size
+  /// (pure Mamba2: models/mamba2.py builds it with get_parallel().tp_size).
+  bool state_sharded_by_full_tp = false;
 
   // KimiLinearStateShape.create inputs (kda).
   std::int64_t kda_num_heads = 0;    ///< H
@@ -71,8 +84,8 @@ struct ModelSpec
 /// listing what is supported.
 ModelSpec read_model_config(const nlohmann::json& config, const std::string& name, const std::string& origin);
 
-/// HF `architectures[0]` strings this reader accepts, in the order error
-/// messages list them.
+/// HF `architectures[0]` strings this reader lays out, in the order error
+/// messages list them (model/architectures.hpp has the refused ones too).
 const std::vector<std::string>& supported_architectures();
 
 /// `model_type` values accepted when a config has no `architectures` list.

@@ -55,6 +55,8 @@ std::vector<ChannelSegment> conv_segments(const model::ModelSpec& m, const model
             sharded(proj / tp + proj_k / tp, proj_k / tp, rank, proj + proj_k)};
   }
   case StateFamily::short_conv: return {sharded(0, channels, rank, 0)};
+  case StateFamily::lightning:
+  case StateFamily::simple_gla: return {}; // no conv channels
   }
   return {};
 }

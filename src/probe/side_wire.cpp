@@ -60,6 +60,11 @@ nlohmann::json model_to_json(const model::ModelSpec& m)
   j["num_key_value_heads"] = m.num_key_value_heads;
   j["num_attention_layers"] = m.num_attention_layers;
   j["hybrid_mla"] = m.hybrid_mla;
+  j["gdn_conv_shard_groups"] = m.gdn_conv_shard_groups;
+  j["state_sharded_by_full_tp"] = m.state_sharded_by_full_tp;
+  j["confidence"] = m.confidence;
+  j["confidence_note"] = m.confidence_note;
+  j["sglang_source"] = m.sglang_source;
   return j;
 }
 
@@ -74,7 +79,7 @@ model::ModelSpec model_from_json(const nlohmann::json& j)
   m.architecture = j.at("architecture").get<std::string>();
   m.model_type = j.at("model_type").get<std::string>();
   in.integer<int>("family"); // required: an absent family is not the first one
-  const int family = in.integer_in<int>("family", 0, 0, static_cast<int>(model::StateFamily::short_conv));
+  const int family = in.integer_in<int>("family", 0, 0, static_cast<int>(model::StateFamily::simple_gla));
   m.family = static_cast<model::StateFamily>(family);
   m.num_hidden_layers = in.integer<int>("num_hidden_layers");
   m.state_layer_ids = in.integers<int>("state_layer_ids");
@@ -95,6 +100,13 @@ model::ModelSpec model_from_json(const nlohmann::json& j)
   m.num_key_value_heads = in.integer<int>("num_key_value_heads");
   m.num_attention_layers = in.integer<int>("num_attention_layers");
   m.hybrid_mla = j.at("hybrid_mla").get<bool>();
+  // Added with the architecture table; a peer from before it sends none, and
+  // the defaults are what its architectures had.
+  m.gdn_conv_shard_groups = j.value("gdn_conv_shard_groups", true);
+  m.state_sharded_by_full_tp = j.value("state_sharded_by_full_tp", false);
+  m.confidence = j.value("confidence", std::string("high"));
+  m.confidence_note = j.value("confidence_note", std::string());
+  m.sglang_source = j.value("sglang_source", std::string());
   return m;
 }
 

@@ -6,14 +6,11 @@
 
 namespace pdcheck::report {
 
-std::string models_to_text(const std::vector<ModelRow>& rows, const std::string& catalog_revision)
+namespace {
+
+/// Rows of cells under `headers`, each column as wide as its widest cell.
+std::string aligned(const std::vector<std::string>& headers, const std::vector<std::vector<std::string>>& cells)
 {
-  const std::vector<std::string> headers = {"NAME", "HF REPO", "ARCHITECTURE", "FAMILY", "STATE LAYERS"};
-  std::vector<std::vector<std::string>> cells;
-  for (const ModelRow& row : rows) {
-    cells.push_back({row.name, row.hf_repo, row.architecture, row.family,
-                     fmt::format("{} of {}", row.state_layers, row.num_hidden_layers)});
-  }
   std::vector<std::size_t> widths;
   for (const std::string& header : headers) {
     widths.push_back(header.size());
@@ -30,21 +27,67 @@ std::string models_to_text(const std::vector<ModelRow>& rows, const std::string&
     }
     out += "\n";
   };
-
-  out += "built-in model catalog, revision " + catalog_revision + "\n\n";
   print_line(headers);
   for (const auto& line : cells) {
     print_line(line);
   }
+  return out;
+}
+
+std::string where_text(const model::Architecture& a)
+{
+  if (a.language_model.empty()) {
+    return "-";
+  }
+  return a.wrapper_optional ? fmt::format("{} or root", a.language_model) : std::string(a.language_model);
+}
+
+std::string status_text(const model::Architecture& a)
+{
+  return a.reader == model::ConfigReader::refused ? "refused" : std::string(a.confidence);
+}
+
+} // namespace
+
+std::string models_to_text(const std::vector<ModelRow>& rows, const std::string& catalog_revision,
+                           const std::vector<model::Architecture>& architectures)
+{
+  std::vector<std::vector<std::string>> cells;
+  for (const ModelRow& row : rows) {
+    cells.push_back({row.name, row.hf_repo, row.architecture, row.family,
+                     fmt::format("{} of {}", row.state_layers, row.num_hidden_layers)});
+  }
+  std::string out = "built-in model catalog, revision " + catalog_revision + "\n\n";
+  out += aligned({"NAME", "HF REPO", "ARCHITECTURE", "FAMILY", "STATE LAYERS"}, cells);
   // Sources are long URLs with notes; a column of them would wrap every row.
   out += "\nsources:\n";
   for (const ModelRow& row : rows) {
     out += "  " + row.name + ": " + row.source + "\n";
   }
+
+  std::vector<std::vector<std::string>> arch_cells;
+  for (const model::Architecture& a : architectures) {
+    arch_cells.push_back({std::string(a.architecture), std::string(a.model_type),
+                          std::string(model::config_reader_name(a.reader)), where_text(a), status_text(a)});
+  }
+  out += "\narchitectures (a config.json's architectures[0]; SGLang files under python/sglang/srt/):\n\n";
+  out += aligned({"ARCHITECTURE", "MODEL TYPE", "READER", "LANGUAGE MODEL", "CONFIDENCE"}, arch_cells);
+  out += "\nsglang sources, and what is not confirmed:\n";
+  for (const model::Architecture& a : architectures) {
+    out += fmt::format("  {}: {}", a.architecture, a.sglang_source);
+    if (!a.note.empty()) {
+      out += fmt::format("; not confirmed: {}", a.note);
+    }
+    if (!a.refusal.empty()) {
+      out += fmt::format("; refused: {}", a.refusal);
+    }
+    out += "\n";
+  }
   return out;
 }
 
-nlohmann::ordered_json models_to_json(const std::vector<ModelRow>& rows, const std::string& catalog_revision)
+nlohmann::ordered_json models_to_json(const std::vector<ModelRow>& rows, const std::string& catalog_revision,
+                                      const std::vector<model::Architecture>& architectures)
 {
   nlohmann::ordered_json models = nlohmann::ordered_json::array();
   for (const ModelRow& row : rows) {
@@ -61,6 +104,22 @@ nlohmann::ordered_json models_to_json(const std::vector<ModelRow>& rows, const s
   nlohmann::ordered_json doc;
   doc["catalog_revision"] = catalog_revision;
   doc["models"] = std::move(models);
+  nlohmann::ordered_json archs = nlohmann::ordered_json::array();
+  for (const model::Architecture& a : architectures) {
+    nlohmann::ordered_json item;
+    item["architecture"] = a.architecture;
+    item["model_type"] = a.model_type;
+    item["reader"] = model::config_reader_name(a.reader);
+    item["language_model"] = a.language_model.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(a.language_model);
+    item["language_model_optional"] = a.wrapper_optional;
+    item["supported"] = a.reader != model::ConfigReader::refused;
+    item["confidence"] = a.confidence.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(a.confidence);
+    item["sglang_source"] = a.sglang_source;
+    item["not_confirmed"] = a.note.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(a.note);
+    item["refusal"] = a.refusal.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(a.refusal);
+    archs.push_back(std::move(item));
+  }
+  doc["architectures"] = std::move(archs);
   return doc;
 }
 

@@ -2,6 +2,8 @@
 
 // `pdcheck models`: the built-in model catalog as a table or as JSON.
 
+#include "model/architectures.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -21,10 +23,14 @@ struct ModelRow
   std::string source;
 };
 
-/// `pdcheck models --format json` (schemas/models.schema.json).
-nlohmann::ordered_json models_to_json(const std::vector<ModelRow>& rows, const std::string& catalog_revision);
+/// `pdcheck models --format json` (schemas/models.schema.json): the catalog,
+/// then every architecture pdcheck knows.
+nlohmann::ordered_json models_to_json(const std::vector<ModelRow>& rows, const std::string& catalog_revision,
+                                      const std::vector<model::Architecture>& architectures);
 
-/// Text: one aligned row per model, then each model's source.
-std::string models_to_text(const std::vector<ModelRow>& rows, const std::string& catalog_revision);
+/// Text: one aligned row per model and each model's source; then one row per
+/// architecture, with what is not confirmed or why it is refused.
+std::string models_to_text(const std::vector<ModelRow>& rows, const std::string& catalog_revision,
+                           const std::vector<model::Architecture>& architectures);
 
 } // namespace pdcheck::report

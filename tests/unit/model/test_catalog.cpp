@@ -1,4 +1,6 @@
 #include "model/catalog.hpp"
+#include "model/layout.hpp"
+#include "core/profile.hpp"
 #include "model/model_spec.hpp"
 
 #include <catch2/catch.hpp>
@@ -71,6 +73,35 @@ TEST_CASE("model::catalog: every entry parses and is a supported hybrid model")
     CHECK_FALSE(spec.state_layer_ids.empty());
     CHECK(spec.num_hidden_layers > 0);
     CHECK(spec.num_attention_heads > 0);
+  }
+}
+
+TEST_CASE("model::catalog: every entry lays out at every attention TP size it claims, and no larger")
+{
+  for (const CatalogEntry& entry : catalog()) {
+    INFO(entry.name << " claims " << entry.attention_tp_sizes);
+    REQUIRE_FALSE(entry.attention_tp_sizes.empty());
+    LayoutInput in;
+    in.model = read_model_config(nlohmann::json::parse(entry.config_json), std::string(entry.name),
+                                 std::string(entry.name));
+    in.profile = *find_profile("v0.5.20");
+    std::vector<int> claimed;
+    std::string_view rest = entry.attention_tp_sizes;
+    while (!rest.empty()) {
+      const std::size_t comma = rest.find(',');
+      claimed.push_back(std::stoi(std::string(rest.substr(0, comma))));
+      rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    }
+    for (int expect = 1; const int tp : claimed) {
+      CHECK(tp == expect); // every power of two from 1, none skipped
+      expect *= 2;
+      in.tp_size = tp;
+      const Layout layout = compute_layout(in);
+      CHECK(layout.servable());
+      CHECK(layout.ranks.size() == static_cast<std::size_t>(tp));
+    }
+    in.tp_size = claimed.back() * 2;
+    CHECK_FALSE(compute_layout(in).servable());
   }
 }
 

@@ -523,8 +523,11 @@ TEST_CASE("model::read_model_config: unsupported architecture lists what is supp
   CHECK(e.detail() ==
         "unsupported architecture 'LlamaForCausalLM': pdcheck supports hybrid Mamba / linear-attention models: "
         "Qwen3NextForCausalLM, Qwen3_5ForConditionalGeneration, Qwen3_5MoeForConditionalGeneration, "
-        "NemotronHForCausalLM, FalconH1ForCausalLM, GraniteMoeHybridForCausalLM, KimiLinearForCausalLM, "
-        "Lfm2ForCausalLM, Lfm2MoeForCausalLM");
+        "InternS2PreviewForConditionalGeneration, InternS2MobiusForConditionalGeneration, JetNemotronForCausalLM, "
+        "JetVLMForConditionalGeneration, NemotronHForCausalLM, Nemotron3ForCausalLM, NemotronH_Nano_VL_V2, "
+        "FalconH1ForCausalLM, GraniteMoeHybridForCausalLM, Mamba2ForCausalLM, KimiLinearForCausalLM, "
+        "KimiK3ForConditionalGeneration, Glm5NextForConditionalGeneration, Lfm2ForCausalLM, Lfm2MoeForCausalLM, "
+        "Lfm2VlForConditionalGeneration, BailingMoeV2_5ForCausalLM, MiniCPMSALAForCausalLM");
 }
 
 TEST_CASE("model::read_model_config: architectures[0] decides even when model_type is supported")
@@ -542,11 +545,12 @@ TEST_CASE("model::read_model_config: model_type identifies a config without arch
   CHECK(spec.architecture == "lfm2");
   CHECK(spec.family == StateFamily::short_conv);
 
-  config["model_type"] = "mamba";
+  config["model_type"] = "llama";
   CHECK(read_error(config).detail() ==
-        "unsupported model_type 'mamba' (the config has no 'architectures' list): pdcheck supports hybrid Mamba / "
-        "linear-attention models: qwen3_next, qwen3_5, qwen3_5_moe, nemotron_h, falcon_h1, granitemoehybrid, "
-        "kimi_linear, lfm2, lfm2_moe");
+        "unsupported model_type 'llama' (the config has no 'architectures' list): pdcheck supports hybrid Mamba / "
+        "linear-attention models: qwen3_next, qwen3_5, qwen3_5_moe, intern_s2_preview, interns2_mobius, "
+        "jet_nemotron, jet_vlm, nemotron_h, nemotron_3, NemotronH_Nano_VL_V2, falcon_h1, granitemoehybrid, mamba2, "
+        "kimi_linear, kimi_k3, glm5_next, lfm2, lfm2_moe, lfm2_vl, bailing_hybrid, minicpm_sala");
 }
 
 TEST_CASE("model::read_model_config: a config with no identity is rejected")
@@ -608,6 +612,8 @@ TEST_CASE("model::state_family_name: names every family")
   CHECK(state_family_name(StateFamily::gdn) == "gdn");
   CHECK(state_family_name(StateFamily::kda) == "kda");
   CHECK(state_family_name(StateFamily::short_conv) == "short_conv");
+  CHECK(state_family_name(StateFamily::lightning) == "lightning");
+  CHECK(state_family_name(StateFamily::simple_gla) == "simple_gla");
 }
 
 TEST_CASE("model::supported_architectures: one model_type per architecture")

@@ -1,0 +1,507 @@
+#include "model/config_readers.hpp"
+
+#include "model/config_keys.hpp"
+
+#include "util/error.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <string_view>
+
+namespace pdcheck::model::config {
+
+namespace {
+
+KeyReader reader_of(const ReaderInput& in)
+{
+  return KeyReader(in.lm, in.prefix, in.origin, in.arch);
+}
+
+// NemotronH configs write the kernel as conv_kernel; some carry the Mamba
+// name mamba_d_conv instead; the config class default is 4.
+constexpr std::int64_t k_nemotron_default_conv_kernel = 4;
+
+void read_gdn(const ReaderInput& in, ModelSpec& spec)
+{
+  // SGLang reads the keys through get_text_config(): the wrapper's text_config
+  // (Qwen3.5, Intern-S2) or the config itself (Qwen3-Next).
+  const KeyReader r = reader_of(in);
+
+  spec.family = StateFamily::gdn;
+  spec.num_hidden_layers = r.count("num_hidden_layers");
+  const std::int64_t interval = r.positive("full_attention_interval");
+  // layer_types is deliberately ignored: SGLang derives the GDN layers from
+  // the interval alone.
+  for (int i = 0; i < spec.num_hidden_layers; ++i) {
+    if ((i + 1) % interval != 0) {
+      spec.state_layer_ids.push_back(i);
+    }
+  }
+  spec.num_attention_layers = spec.num_hidden_layers - static_cast<int>(spec.state_layer_ids.size());
+  if (spec.state_layer_ids.empty()) {
+    not_hybrid(r, fmt::format("full_attention_interval {}, which makes every layer full attention", interval));
+  }
+
+  const std::int64_t value_heads = r.positive("linear_num_value_heads");
+  const std::int64_t key_heads = r.positive("linear_num_key_heads");
+  const std::int64_t value_dim = r.positive("linear_value_head_dim");
+  const std::int64_t key_dim = r.positive("linear_key_head_dim");
+  spec.intermediate_size = value_heads * value_dim;
+  spec.n_groups = key_heads;
+  spec.num_heads = value_heads;
+  spec.head_dim = value_dim;
+  spec.state_size = key_dim;
+  spec.conv_kernel = r.positive("linear_conv_kernel_dim");
+  spec.config_ssm_dtype = config_ssm_dtype(in.root, &in.lm == &in.root ? nullptr : &in.lm);
+  read_attention_heads(r, spec);
+}
+
+void read_nemotron_h(const ReaderInput& in, ModelSpec& spec)
+{
+  const KeyReader r = reader_of(in);
+  const std::string& arch = in.arch;
+  spec.family = StateFamily::mamba2;
+
+  std::string_view list_key;
+  std::size_t list_size = 0;
+  // configs/nemotron_h.py (@01144484) derives the layer types from
+  // layers_block_type when the config has it, and from the pattern otherwise.
+  const json* block_types = r.find("layers_block_type");
+  const json* pattern = r.find("hybrid_override_pattern");
+  if (block_types != nullptr && !block_types->is_null()) {
+    const std::vector<std::string> types = r.strings("layers_block_type");
+    for (std::size_t i = 0; i < types.size(); ++i) {
+      if (types[i] == "mamba") {
+        spec.state_layer_ids.push_back(static_cast<int>(i));
+      } else if (types[i] == "attention") {
+        ++spec.num_attention_layers;
+      }
+    }
+    list_key = "layers_block_type";
+    list_size = types.size();
+  } else if (pattern != nullptr && !pattern->is_null()) {
+    if (!pattern->is_string()) {
+      r.wrong("hybrid_override_pattern", "a string of M, *, - and E", *pattern);
+    }
+    const auto& text = pattern->get_ref<const std::string&>();
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      const char c = text[i];
+      if (c == 'M') {
+        spec.state_layer_ids.push_back(static_cast<int>(i));
+      } else if (c == '*') {
+        ++spec.num_attention_layers;
+      } else if (c != '-' && c != 'E') {
+        r.fail(fmt::format("key 'hybrid_override_pattern' has '{}' at position {}; expected M (Mamba), * (attention), "
+                           "- (MLP) or E (MoE) for {}",
+                           c, i, arch));
+      }
+    }
+    list_key = "hybrid_override_pattern";
+    list_size = text.size();
+  } else {
+    r.missing("hybrid_override_pattern", "a string such as \"M-M*-\", or a 'layers_block_type' list");
+  }
+
+  // The pattern is the layer list; num_hidden_layers, when present, must agree.
+  spec.num_hidden_layers = r.narrow(list_key, static_cast<std::int64_t>(list_size));
+  if (r.find("num_hidden_layers") != nullptr && !r.find("num_hidden_layers")->is_null()) {
+    check_layer_count(r, list_key, list_size, r.count("num_hidden_layers"));
+  }
+  if (spec.state_layer_ids.empty()) {
+    not_hybrid(r, fmt::format("no Mamba layer in '{}'", list_key));
+  }
+
+  const std::int64_t heads = r.positive("mamba_num_heads");
+  const std::int64_t head_dim = r.positive("mamba_head_dim");
+  // I is heads * head_dim, not expand * hidden: the two differ for some
+  // NemotronH checkpoints and SGLang uses the product.
+  spec.intermediate_size = heads * head_dim;
+  spec.n_groups = r.positive("n_groups");
+  spec.num_heads = heads;
+  spec.head_dim = head_dim;
+  spec.state_size = r.positive("ssm_state_size");
+  spec.conv_kernel = r.positive_or("conv_kernel", r.positive_or("mamba_d_conv", k_nemotron_default_conv_kernel));
+  // Nemotron-3-Nano's `mamba_ssm_cache_dtype` is a different key that SGLang
+  // never reads; only `mamba_ssm_dtype` counts.
+  spec.config_ssm_dtype = config_ssm_dtype(in.lm, nullptr);
+  read_attention_heads(r, spec);
+}
+
+void read_falcon_h1(const ReaderInput& in, ModelSpec& spec)
+{
+  const KeyReader r = reader_of(in);
+  const std::string& arch = in.arch;
+  spec.family = StateFamily::mamba2;
+  spec.num_hidden_layers = r.count("num_hidden_layers");
+  // Attention and the SSM run side by side in every Falcon-H1 block.
+  for (int i = 0; i < spec.num_hidden_layers; ++i) {
+    spec.state_layer_ids.push_back(i);
+  }
+  spec.num_attention_layers = spec.num_hidden_layers;
+
+  const std::int64_t heads = r.positive("mamba_n_heads");
+  const json* d_ssm = r.find("mamba_d_ssm");
+  if (d_ssm == nullptr) {
+    // The config class would fall back to its default of 1024, which matches
+    // no published checkpoint; asking is safer than guessing.
+    r.missing("mamba_d_ssm", "a positive integer, or null for mamba_expand * hidden_size");
+  }
+  if (d_ssm->is_null()) {
+    spec.intermediate_size = r.positive("mamba_expand") * r.positive("hidden_size");
+  } else {
+    spec.intermediate_size = r.check_positive("mamba_d_ssm", *d_ssm);
+  }
+
+  const json* d_head = r.find("mamba_d_head");
+  if (d_head == nullptr || d_head->is_null() || (d_head->is_string() && d_head->get<std::string>() == "auto")) {
+    if (spec.intermediate_size % heads != 0) {
+      r.fail(fmt::format("'mamba_d_head' is auto but the SSM width {} is not divisible by mamba_n_heads {} for {}",
+                         spec.intermediate_size, heads, arch));
+    }
+    spec.head_dim = spec.intermediate_size / heads;
+  } else {
+    if (!d_head->is_number_integer()) {
+      r.wrong("mamba_d_head", "a positive integer or \"auto\"", *d_head);
+    }
+    spec.head_dim = r.check_positive("mamba_d_head", *d_head);
+  }
+  spec.num_heads = heads;
+  spec.n_groups = r.positive("mamba_n_groups");
+  spec.state_size = r.positive("mamba_d_state");
+  spec.conv_kernel = r.positive("mamba_d_conv");
+  spec.config_ssm_dtype = config_ssm_dtype(in.lm, nullptr);
+  read_attention_heads(r, spec);
+}
+
+void read_granite_hybrid(const ReaderInput& in, ModelSpec& spec)
+{
+  const KeyReader r = reader_of(in);
+  const std::string& arch = in.arch;
+  spec.family = StateFamily::mamba2;
+  spec.num_hidden_layers = r.count("num_hidden_layers");
+  const std::vector<std::string> types = r.strings("layer_types");
+  check_layer_count(r, "layer_types", types.size(), spec.num_hidden_layers);
+  for (std::size_t i = 0; i < types.size(); ++i) {
+    if (types[i] == "mamba") {
+      spec.state_layer_ids.push_back(static_cast<int>(i));
+    } else if (types[i] == "attention") {
+      ++spec.num_attention_layers;
+    }
+  }
+  // Granite 4.0 dense models (e.g. "Micro") share this architecture with no
+  // Mamba layer at all; SGLang treats them as plain transformers.
+  if (spec.state_layer_ids.empty()) {
+    not_hybrid(r, "no \"mamba\" entry in layer_types");
+  }
+
+  const std::int64_t heads = r.positive("mamba_n_heads");
+  const std::int64_t head_dim = r.positive("mamba_d_head");
+  spec.intermediate_size = r.positive("mamba_expand") * r.positive("hidden_size");
+  if (spec.intermediate_size != heads * head_dim) {
+    r.fail(fmt::format("mamba_expand * hidden_size = {} but mamba_n_heads * mamba_d_head = {}; SGLang requires them "
+                       "equal for {}",
+                       spec.intermediate_size, heads * head_dim, arch));
+  }
+  spec.n_groups = r.positive("mamba_n_groups");
+  spec.num_heads = heads;
+  spec.head_dim = head_dim;
+  spec.state_size = r.positive("mamba_d_state");
+  spec.conv_kernel = r.positive("mamba_d_conv");
+  // Granite's SGLang config builds its state params without the config dtype.
+  read_attention_heads(r, spec);
+}
+
+void read_kimi_linear(const ReaderInput& in, ModelSpec& spec)
+{
+  const KeyReader r = reader_of(in);
+  const std::string& arch = in.arch;
+  spec.family = StateFamily::kda;
+  spec.hybrid_mla = true;
+  spec.num_hidden_layers = r.count("num_hidden_layers");
+
+  const KeyReader lac(r.object("linear_attn_config"), r.path("linear_attn_config."), in.origin, arch);
+  // kda_layers is 1-based in the published configs.
+  for (const std::int64_t one_based : lac.integers("kda_layers")) {
+    if (one_based < 1 || one_based > spec.num_hidden_layers) {
+      lac.fail(fmt::format("key '{}' holds {}, outside 1..{} (the list is 1-based) for {}", lac.path("kda_layers"),
+                           one_based, spec.num_hidden_layers, arch));
+    }
+    spec.state_layer_ids.push_back(static_cast<int>(one_based - 1));
+  }
+  std::sort(spec.state_layer_ids.begin(), spec.state_layer_ids.end());
+  spec.state_layer_ids.erase(std::unique(spec.state_layer_ids.begin(), spec.state_layer_ids.end()),
+                             spec.state_layer_ids.end());
+  if (spec.state_layer_ids.empty()) {
+    not_hybrid(r, fmt::format("an empty '{}'", lac.path("kda_layers")));
+  }
+  // Every layer that is not KDA is an MLA layer.
+  spec.num_attention_layers = spec.num_hidden_layers - static_cast<int>(spec.state_layer_ids.size());
+
+  spec.kda_num_heads = lac.positive("num_heads");
+  spec.kda_head_dim = lac.positive("head_dim");
+  spec.kda_num_k_heads = lac.positive_or("num_k_heads", spec.kda_num_heads);
+  spec.kda_head_k_dim = lac.positive_or("head_k_dim", spec.kda_head_dim);
+  spec.conv_kernel = lac.positive("short_conv_kernel_size");
+  read_attention_heads(r, spec);
+}
+
+void read_lfm2(const ReaderInput& in, ModelSpec& spec)
+{
+  const KeyReader r = reader_of(in);
+  spec.family = StateFamily::short_conv;
+  spec.num_hidden_layers = r.count("num_hidden_layers");
+  const std::vector<std::string> types = r.strings("layer_types");
+  check_layer_count(r, "layer_types", types.size(), spec.num_hidden_layers);
+  for (std::size_t i = 0; i < types.size(); ++i) {
+    if (types[i] == "conv" || types[i] == "short_conv") {
+      spec.state_layer_ids.push_back(static_cast<int>(i));
+    } else {
+      ++spec.num_attention_layers;
+    }
+  }
+  if (spec.state_layer_ids.empty()) {
+    not_hybrid(r, "no \"conv\" entry in layer_types");
+  }
+
+  const std::int64_t hidden = r.positive("hidden_size");
+  spec.intermediate_size = hidden;
+  spec.n_groups = 1;
+  spec.num_heads = 0; // "tp": ShortConv's temporal is (1, hidden, 0) on every rank
+  spec.head_dim = hidden;
+  spec.state_size = 0;
+  spec.conv_kernel = r.positive("conv_L_cache");
+  read_attention_heads(r, spec);
+}
+
+
+void read_jet(const ReaderInput& in, ModelSpec& spec)
+{
+  // configs/jet_nemotron.py@0fc1a4fb: Mamba2StateShape.create with G = H and
+  // no conv_shard_groups; the state layers are the "jet" entries of layer_types.
+  const KeyReader r = reader_of(in);
+  spec.family = StateFamily::gdn;
+  spec.gdn_conv_shard_groups = false;
+  const std::vector<std::string> types = r.strings("layer_types");
+  spec.num_hidden_layers = r.narrow("layer_types", static_cast<std::int64_t>(types.size()));
+  if (r.find("num_hidden_layers") != nullptr && !r.find("num_hidden_layers")->is_null()) {
+    check_layer_count(r, "layer_types", types.size(), r.count("num_hidden_layers"));
+  }
+  for (std::size_t i = 0; i < types.size(); ++i) {
+    if (types[i] == "jet") {
+      spec.state_layer_ids.push_back(static_cast<int>(i));
+    } else if (types[i] == "attn" || types[i] == "swa") {
+      ++spec.num_attention_layers;
+    }
+  }
+  if (spec.state_layer_ids.empty()) {
+    not_hybrid(r, "no \"jet\" entry in layer_types");
+  }
+  const KeyReader eac(r.object("efficient_attention_config"), r.path("efficient_attention_config."), in.origin, in.arch);
+  const KeyReader jet(eac.object("jet"), eac.path("jet."), in.origin, in.arch);
+  const std::int64_t heads = jet.positive("num_heads");
+  const std::int64_t key_dim = jet.positive("head_dim");
+  const json* expand = jet.find("expand_v");
+  if (expand == nullptr || expand->is_null()) {
+    jet.missing("expand_v", "a positive number");
+  }
+  if (!expand->is_number() || !(expand->get<double>() > 0) || !std::isfinite(expand->get<double>())) {
+    jet.wrong("expand_v", "a positive number", *expand);
+  }
+  // Python's int(head_dim * expand_v): truncated toward zero.
+  const double value_dim_exact = static_cast<double>(key_dim) * expand->get<double>();
+  if (value_dim_exact < 1 || value_dim_exact > static_cast<double>(INT32_MAX)) {
+    jet.fail(fmt::format("key '{}' times head_dim {} gives a value head dim of {}, not a positive size, for {}",
+                         jet.path("expand_v"), key_dim, value_dim_exact, in.arch));
+  }
+  const auto value_dim = static_cast<std::int64_t>(value_dim_exact);
+  spec.intermediate_size = heads * value_dim;
+  spec.n_groups = heads;
+  spec.num_heads = heads;
+  spec.head_dim = value_dim;
+  spec.state_size = key_dim;
+  spec.conv_kernel = jet.positive("conv_size");
+  spec.config_ssm_dtype = config_ssm_dtype(in.lm, nullptr);
+  read_attention_heads(r, spec);
+}
+
+void read_mamba2(const ReaderInput& in, ModelSpec& spec)
+{
+  // transformers' Mamba2Config, which SGLang's Mamba2Config subclasses: the
+  // class defaults apply to keys a config leaves out. Every layer is Mamba2.
+  const KeyReader r = reader_of(in);
+  spec.family = StateFamily::mamba2;
+  spec.state_sharded_by_full_tp = true;
+  spec.num_hidden_layers = r.count("num_hidden_layers");
+  for (int i = 0; i < spec.num_hidden_layers; ++i) {
+    spec.state_layer_ids.push_back(i);
+  }
+  const json* intermediate = r.find("intermediate_size");
+  if (intermediate != nullptr && !intermediate->is_null()) {
+    spec.intermediate_size = r.check_positive("intermediate_size", *intermediate);
+  } else {
+    // Mamba2Config sets intermediate_size = int(expand * hidden_size).
+    spec.intermediate_size = r.positive_or("expand", 2) * r.positive_or("hidden_size", 4096);
+  }
+  spec.n_groups = r.positive_or("n_groups", 8);
+  spec.num_heads = r.positive_or("num_heads", 128);
+  spec.head_dim = r.positive_or("head_dim", 64);
+  spec.state_size = r.positive_or("state_size", 128);
+  spec.conv_kernel = r.positive_or("conv_kernel", 4);
+  // Mamba2CacheParams is built without the config: its mamba_ssm_dtype is not read.
+}
+
+void read_glm5_next(const ReaderInput& in, ModelSpec& spec)
+{
+  // configs/glm5_next.py@16e1767c: KimiLinearStateShape.create with H = D
+  // for keys and values; kda_layers is 0-based here, unlike Kimi's.
+  const KeyReader r = reader_of(in);
+  spec.family = StateFamily::kda;
+  spec.hybrid_mla = true;
+  spec.num_hidden_layers = r.count_or("num_hidden_layers", 45);
+  const json* nested = r.find("linear_attn_config");
+  if (nested != nullptr && !nested->is_null()) {
+    const KeyReader lac(r.object("linear_attn_config"), r.path("linear_attn_config."), in.origin, in.arch);
+    for (const std::int64_t id : lac.integers("kda_layers")) {
+      if (id < 0 || id >= spec.num_hidden_layers) {
+        lac.fail(fmt::format("key '{}' holds {}, outside 0..{} (the list is 0-based) for {}", lac.path("kda_layers"),
+                             id, spec.num_hidden_layers - 1, in.arch));
+      }
+      spec.state_layer_ids.push_back(static_cast<int>(id));
+    }
+    spec.kda_num_heads = lac.positive("num_heads");
+    spec.kda_head_dim = lac.positive("head_dim");
+    spec.conv_kernel = lac.positive("short_conv_kernel_size");
+  } else {
+    const json* types = r.find("layer_types");
+    if (types != nullptr && !types->is_null()) {
+      const std::vector<std::string> names = r.strings("layer_types");
+      check_layer_count(r, "layer_types", names.size(), spec.num_hidden_layers);
+      for (std::size_t i = 0; i < names.size(); ++i) {
+        if (names[i] == "linear_attention") {
+          spec.state_layer_ids.push_back(static_cast<int>(i));
+        }
+      }
+    } else {
+      // The class's own layout: every fourth layer is full attention.
+      for (int i = 0; i < spec.num_hidden_layers; ++i) {
+        if (i % 4 != 3) {
+          spec.state_layer_ids.push_back(i);
+        }
+      }
+    }
+    spec.kda_num_heads = r.positive_or("linear_num_heads", 64);
+    spec.kda_head_dim = r.positive_or("linear_head_dim", 128);
+    spec.conv_kernel = r.positive_or("linear_conv_kernel_dim", 4);
+  }
+  std::sort(spec.state_layer_ids.begin(), spec.state_layer_ids.end());
+  spec.state_layer_ids.erase(std::unique(spec.state_layer_ids.begin(), spec.state_layer_ids.end()),
+                             spec.state_layer_ids.end());
+  if (spec.state_layer_ids.empty()) {
+    not_hybrid(r, "no KDA layer");
+  }
+  spec.num_attention_layers = spec.num_hidden_layers - static_cast<int>(spec.state_layer_ids.size());
+  spec.kda_num_k_heads = spec.kda_num_heads;
+  spec.kda_head_k_dim = spec.kda_head_dim;
+  read_attention_heads(r, spec);
+}
+
+void read_lightning(const ReaderInput& in, ModelSpec& spec)
+{
+  // configs/bailing_hybrid.py@d97eb111: Mamba2StateShape.create with
+  // I = G = 0 and K = 1, so the conv is (0, 0) and only the (H, hd, hd)
+  // lightning state has bytes. The config's mamba_ssm_dtype is not read.
+  const KeyReader r = reader_of(in);
+  const json* kda = r.find("short_conv_kernel_size");
+  if (kda != nullptr && !kda->is_null()) {
+    r.fail(fmt::format("key '{}' is set, which makes {} the Kimi-delta-attention Bailing: no stored "
+                       "BailingHybridConfig builds a KDA state shape for it, so its layout cannot be confirmed",
+                       r.path("short_conv_kernel_size"), in.arch));
+  }
+  spec.family = StateFamily::lightning;
+  spec.num_hidden_layers = r.count("num_hidden_layers");
+  const std::int64_t group = r.positive_or("layer_group_size", 1);
+  for (int i = 0; i < spec.num_hidden_layers; ++i) {
+    if ((i + 1) % group != 0) {
+      spec.state_layer_ids.push_back(i);
+    }
+  }
+  if (spec.state_layer_ids.empty()) {
+    not_hybrid(r, fmt::format("layer_group_size {}, which makes every layer full attention", group));
+  }
+  spec.num_attention_layers = spec.num_hidden_layers - static_cast<int>(spec.state_layer_ids.size());
+  const std::int64_t heads = r.positive_or("num_attention_heads", 16);
+  const json* head_dim = r.find("head_dim");
+  std::int64_t hd = 128; // the class default when the key is absent
+  if (head_dim != nullptr && (head_dim->is_null() || (head_dim->is_number_integer() && head_dim->get<std::int64_t>() == 0))) {
+    hd = r.positive("hidden_size") / heads; // a falsy head_dim: hidden_size // num_attention_heads
+  } else if (head_dim != nullptr) {
+    hd = r.check_positive("head_dim", *head_dim);
+  }
+  spec.intermediate_size = 0;
+  spec.n_groups = 0;
+  spec.num_heads = heads;
+  spec.head_dim = hd;
+  spec.state_size = hd;
+  spec.conv_kernel = 1;
+  spec.num_attention_heads = r.narrow("num_attention_heads", heads);
+  spec.num_key_value_heads = r.count_or("num_key_value_heads", spec.num_attention_heads);
+}
+
+void read_simple_gla(const ReaderInput& in, ModelSpec& spec)
+{
+  // configs/minicpm.py@b844e97b: SimpleGLAStateShape.create, a temporal state
+  // (nkv, hd, hd) per lightning layer and no conv.
+  const KeyReader r = reader_of(in);
+  spec.family = StateFamily::simple_gla;
+  const json* mixers = r.find("mixer_types");
+  if (mixers == nullptr || mixers->is_null()) {
+    not_hybrid(r, "no 'mixer_types'");
+  }
+  const std::vector<std::string> types = r.strings("mixer_types");
+  spec.num_hidden_layers = r.narrow("mixer_types", static_cast<std::int64_t>(types.size()));
+  if (r.find("num_hidden_layers") != nullptr && !r.find("num_hidden_layers")->is_null()) {
+    check_layer_count(r, "mixer_types", types.size(), r.count("num_hidden_layers"));
+  }
+  for (std::size_t i = 0; i < types.size(); ++i) {
+    if (types[i] == "lightning" || types[i] == "lightning_attn" || types[i] == "lightning-attn") {
+      spec.state_layer_ids.push_back(static_cast<int>(i));
+    } else {
+      ++spec.num_attention_layers;
+    }
+  }
+  if (spec.state_layer_ids.empty()) {
+    not_hybrid(r, "no lightning entry in mixer_types");
+  }
+  const std::int64_t heads = r.positive_or("lightning_nkv", 16);
+  const std::int64_t hd = r.positive_or("lightning_head_dim", 64);
+  spec.num_heads = heads;
+  spec.head_dim = hd;
+  spec.state_size = hd;
+  read_attention_heads(r, spec);
+}
+
+} // namespace
+
+void read_config(ConfigReader reader, const ReaderInput& in, ModelSpec& spec)
+{
+  switch (reader) {
+  case ConfigReader::gdn: read_gdn(in, spec); return;
+  case ConfigReader::jet: read_jet(in, spec); return;
+  case ConfigReader::nemotron_h: read_nemotron_h(in, spec); return;
+  case ConfigReader::falcon_h1: read_falcon_h1(in, spec); return;
+  case ConfigReader::granite_hybrid: read_granite_hybrid(in, spec); return;
+  case ConfigReader::mamba2: read_mamba2(in, spec); return;
+  case ConfigReader::kimi_linear: read_kimi_linear(in, spec); return;
+  case ConfigReader::glm5_next: read_glm5_next(in, spec); return;
+  case ConfigReader::lfm2: read_lfm2(in, spec); return;
+  case ConfigReader::lightning: read_lightning(in, spec); return;
+  case ConfigReader::simple_gla: read_simple_gla(in, spec); return;
+  case ConfigReader::refused: break;
+  }
+  throw std::logic_error("read_config: a refused architecture has no reader");
+}
+
+} // namespace pdcheck::model::config

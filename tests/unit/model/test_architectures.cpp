@@ -1,0 +1,459 @@
+// The architecture table (model/architectures.cpp) and the layouts of the
+// architectures added with it, hand-computed at TP 1, 2, 4 and 8 from the
+// formulas of SGLang's shape builders (configs/mamba_utils.py@02e208de:
+// Mamba2StateShape.create, KimiLinearStateShape.create; SimpleGLAStateShape in
+// configs/minicpm.py@b844e97b). Conv bf16 (2 bytes), temporal fp32 (4 bytes)
+// unless a test says otherwise; the profile is v0.5.20 (zero-size tensors are
+// not registered, dims are the sharded axis).
+#include "model/architectures.hpp"
+#include "model/catalog.hpp"
+#include "model/layout.hpp"
+#include "model/model_spec.hpp"
+#include "core/profile.hpp"
+#include "util/error.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace pdcheck;
+using namespace pdcheck::model;
+using nlohmann::json;
+
+namespace {
+
+const std::string k_origin = "test/config.json";
+
+ModelSpec read(const json& config)
+{
+  return read_model_config(config, "test-model", k_origin);
+}
+
+InputError read_error(const json& config)
+{
+  try {
+    read(config);
+  } catch (const InputError& e) {
+    return e;
+  }
+  FAIL("expected an InputError");
+  throw std::logic_error("unreachable");
+}
+
+/// One expected state tensor of one rank: its per-slot shape, item_len in
+/// bytes and the dim it registers.
+struct Tensor
+{
+  std::vector<std::int64_t> shape;
+  std::int64_t item_len;
+  std::int64_t dim;
+};
+
+Layout layout_of(const ModelSpec& m, int tp, const char* profile = "v0.5.20")
+{
+  LayoutInput in;
+  in.model = m;
+  in.profile = *find_profile(profile);
+  in.tp_size = tp;
+  return compute_layout(in);
+}
+
+/// Every rank at `tp` holds exactly `registered` (the tensors with bytes, in
+/// SGLang's order) over `layers` state layers.
+void check_at(const ModelSpec& m, int tp, const std::vector<Tensor>& registered)
+{
+  INFO(m.architecture << " at tp " << tp);
+  const Layout layout = layout_of(m, tp);
+  REQUIRE(layout.servable());
+  REQUIRE(layout.ranks.size() == static_cast<std::size_t>(tp));
+  const RankLayout& r = layout.ranks.front();
+  std::vector<Tensor> got;
+  std::int64_t per_layer = 0;
+  for (const StateTensor& t : r.tensors) {
+    if (t.registered) {
+      got.push_back({t.per_slot_shape, t.item_len, t.registered_dim});
+      per_layer += t.item_len;
+    }
+  }
+  REQUIRE(got.size() == registered.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    CHECK(got[i].shape == registered[i].shape);
+    CHECK(got[i].item_len == registered[i].item_len);
+    CHECK(got[i].dim == registered[i].dim);
+  }
+  CHECK(r.bytes_per_request == per_layer * static_cast<std::int64_t>(m.state_layer_ids.size()));
+}
+
+json nemotron_nano_llm()
+{
+  // NVIDIA-Nemotron-Nano-9B-v2's Mamba keys on a 7-layer pattern.
+  return json{{"hybrid_override_pattern", "M-M*-M-"},
+              {"mamba_num_heads", 128},
+              {"mamba_head_dim", 80},
+              {"n_groups", 8},
+              {"ssm_state_size", 128},
+              {"conv_kernel", 4},
+              {"num_attention_heads", 40},
+              {"num_key_value_heads", 8}};
+}
+
+json jet_nemotron()
+{
+  // SGLang's own unit-test config (test/registered/unit/configs/test_jet_nemotron.py@c2334321).
+  return json{{"architectures", {"JetNemotronForCausalLM"}},
+              {"model_type", "jet_nemotron"},
+              {"layer_types", {"attn", "jet", "swa", "jet"}},
+              {"efficient_attention_config",
+               {{"jet", {{"num_heads", 8}, {"head_dim", 16}, {"expand_v", 2.0}, {"conv_size", 4}}}}},
+              {"num_attention_heads", 8},
+              {"num_key_value_heads", 2}};
+}
+
+json kimi_text()
+{
+  return json{{"num_hidden_layers", 8},
+              {"num_attention_heads", 64},
+              {"linear_attn_config",
+               {{"num_heads", 32}, {"head_dim", 128}, {"short_conv_kernel_size", 4}, {"kda_layers", {1, 2, 3, 5, 6, 7}}}}};
+}
+
+json bailing()
+{
+  return json{{"architectures", {"BailingMoeV2_5ForCausalLM"}},
+              {"model_type", "bailing_hybrid"},
+              {"num_hidden_layers", 8},
+              {"layer_group_size", 4},
+              {"num_attention_heads", 16},
+              {"num_key_value_heads", 4},
+              {"head_dim", 128}};
+}
+
+} // namespace
+
+TEST_CASE("architectures: one row per architecture, each with its sources and a verdict")
+{
+  std::set<std::string_view> names;
+  for (const Architecture& row : architectures()) {
+    INFO(row.architecture);
+    CHECK(names.insert(row.architecture).second);
+    CHECK_FALSE(row.model_type.empty());
+    // Every row cites SGLang files at a commit, supported or not.
+    CHECK(row.sglang_source.find('@') != std::string_view::npos);
+    if (row.reader == ConfigReader::refused) {
+      CHECK_FALSE(row.refusal.empty());
+      CHECK(row.confidence.empty());
+    } else {
+      CHECK(row.refusal.empty());
+      CHECK((row.confidence == "high" || row.confidence == "medium"));
+      // A medium row says what is not confirmed.
+      CHECK(row.note.empty() == (row.confidence == "high"));
+    }
+    CHECK(find_architecture(row.architecture) == &row);
+  }
+  // The list, each either laid out or refused with a reason.
+  for (const char* name :
+       {"JambaForCausalLM", "BambaForCausalLM", "Mamba2ForCausalLM", "Nemotron3ForCausalLM", "NemotronH_Nano_VL_V2",
+        "BailingMoeV2_5ForCausalLM", "BailingMoeV3ForCausalLM", "MiniMaxText01ForCausalLM", "MiniMaxM1ForCausalLM",
+        "MiniMaxM3SparseForCausalLM", "MiniCPMSALAForCausalLM", "ZayaForCausalLM", "KimiK3ForConditionalGeneration",
+        "Glm5NextForConditionalGeneration", "Qwen4ExpForConditionalGeneration", "JetNemotronForCausalLM",
+        "JetVLMForConditionalGeneration", "InternS2PreviewForConditionalGeneration", "Lfm2VlForConditionalGeneration"}) {
+    INFO(name);
+    CHECK(find_architecture(name) != nullptr);
+  }
+}
+
+TEST_CASE("architectures: a refused architecture says why, naming its sources")
+{
+  for (const Architecture& row : architectures()) {
+    if (row.reader != ConfigReader::refused) {
+      continue;
+    }
+    INFO(row.architecture);
+    const InputError e = read_error(json{{"architectures", {row.architecture}}, {"model_type", row.model_type}});
+    CHECK(e.where() == k_origin);
+    CHECK(e.detail() == "architecture '" + std::string(row.architecture) + "' is not supported: " +
+                          std::string(row.refusal) + " (" + std::string(row.sglang_source) + ")");
+    // Without an architectures list, the model_type finds the same row.
+    const InputError by_type = read_error(json{{"model_type", row.model_type}});
+    CHECK(by_type.detail().find(std::string(row.refusal)) != std::string::npos);
+  }
+}
+
+TEST_CASE("architectures: Mamba2ForCausalLM shards its state by the whole TP size")
+{
+  // Mamba-Codestral-7B's shape: hidden 4096, expand 2 -> I 8192; H 128, P 64,
+  // N 128, G 8, K 4; every one of the 64 layers is Mamba2.
+  const json config{{"architectures", {"Mamba2ForCausalLM"}}, {"model_type", "mamba2"}, {"num_hidden_layers", 64},
+                    {"hidden_size", 4096}, {"expand", 2}, {"num_heads", 128}, {"head_dim", 64},
+                    {"state_size", 128}, {"n_groups", 8}, {"conv_kernel", 4}};
+  const ModelSpec m = read(config);
+  CHECK(m.state_layer_ids.size() == 64);
+  CHECK(m.confidence == "medium");
+  CHECK(m.state_sharded_by_full_tp);
+  CHECK_FALSE(m.config_ssm_dtype.has_value());
+  // conv (I + 2*G*N)/tp = 10240/tp channels x 3 in bf16; temporal (128/tp, 64, 128) fp32.
+  check_at(m, 1, {{{10240, 3}, 10240 * 3 * 2, 10240}, {{128, 64, 128}, 128 * 64 * 128 * 4, 128}});
+  check_at(m, 2, {{{5120, 3}, 30720, 5120}, {{64, 64, 128}, 2097152, 64}});
+  check_at(m, 4, {{{2560, 3}, 15360, 2560}, {{32, 64, 128}, 1048576, 32}});
+  check_at(m, 8, {{{1280, 3}, 7680, 1280}, {{16, 64, 128}, 524288, 16}});
+  // TP 16 does not divide the 8 groups, and 8 is not 1: the mixer refuses.
+  const Layout at16 = layout_of(m, 16);
+  REQUIRE_FALSE(at16.servable());
+  CHECK(at16.findings.front().message == "n_groups 8 is not divisible by TP size 16 and is not 1");
+
+  // With DP attention the attention TP is 2 while the state is cut four ways.
+  LayoutInput dp;
+  dp.model = m;
+  dp.profile = *find_profile("v0.5.20");
+  dp.tp_size = 4;
+  dp.dp_size = 2;
+  dp.enable_dp_attention = true;
+  const Layout l = compute_layout(dp);
+  REQUIRE(l.servable());
+  CHECK(l.attn_tp_size == 2);
+  REQUIRE(l.ranks.size() == 2);
+  CHECK(l.ranks[0].tensors[0].per_slot_shape == std::vector<std::int64_t>{2560, 3});
+}
+
+TEST_CASE("architectures: Nemotron-3 and the Nano-VL wrapper read NemotronH keys")
+{
+  json n3 = nemotron_nano_llm();
+  n3["architectures"] = {"Nemotron3ForCausalLM"};
+  n3["model_type"] = "nemotron_3";
+  // MTP layers live in their own list and own no state.
+  n3["mtp_hybrid_override_pattern"] = "*E";
+  const ModelSpec m3 = read(n3);
+  CHECK(m3.state_layer_ids == std::vector<int>{0, 2, 5});
+  CHECK(m3.num_attention_layers == 1);
+  CHECK(m3.confidence == "medium");
+
+  const json vl{{"architectures", {"NemotronH_Nano_VL_V2"}},
+                {"model_type", "NemotronH_Nano_VL_V2"},
+                {"llm_config", nemotron_nano_llm()},
+                {"vision_config", {{"hidden_size", 1280}}}};
+  const ModelSpec m = read(vl);
+  CHECK(m.family == StateFamily::mamba2);
+  CHECK(m.state_layer_ids == std::vector<int>{0, 2, 5});
+  CHECK(m.confidence == "high");
+  // I = 128 * 80 = 10240; conv 10240 + 2*8*128 = 12288 channels; temporal (128, 80, 128).
+  check_at(m, 1, {{{12288, 3}, 73728, 12288}, {{128, 80, 128}, 5242880, 128}});
+  check_at(m, 2, {{{6144, 3}, 36864, 6144}, {{64, 80, 128}, 2621440, 64}});
+  check_at(m, 4, {{{3072, 3}, 18432, 3072}, {{32, 80, 128}, 1310720, 32}});
+  check_at(m, 8, {{{1536, 3}, 9216, 1536}, {{16, 80, 128}, 655360, 16}});
+
+  // The SSM dtype is the language model's own key.
+  json bf16 = vl;
+  bf16["llm_config"]["mamba_ssm_dtype"] = "bfloat16";
+  CHECK(read(bf16).config_ssm_dtype == Dtype::bfloat16);
+
+  json bare = vl;
+  bare.erase("llm_config");
+  CHECK(read_error(bare).detail() == "missing key 'llm_config' (expected an object) for NemotronH_Nano_VL_V2");
+  bare["llm_config"] = "nemotron";
+  CHECK(read_error(bare).detail() ==
+        "key 'llm_config' must be an object, got \"nemotron\" for NemotronH_Nano_VL_V2");
+  json partial = vl;
+  partial["llm_config"].erase("mamba_head_dim");
+  CHECK(read_error(partial).detail() ==
+        "missing key 'llm_config.mamba_head_dim' (expected a positive integer) for NemotronH_Nano_VL_V2");
+}
+
+TEST_CASE("architectures: Jet-Nemotron and JetVLM are GDN without conv shard groups")
+{
+  const ModelSpec m = read(jet_nemotron());
+  CHECK(m.family == StateFamily::gdn);
+  CHECK(m.state_layer_ids == std::vector<int>{1, 3});
+  CHECK(m.num_attention_layers == 2);
+  CHECK_FALSE(m.gdn_conv_shard_groups);
+  // Dv = int(16 * 2.0) = 32; I = 8 * 32 = 256; G = H = 8, so conv 256 + 2*8*16 = 512
+  // channels; temporal (8, 32, 16) with the value dim before the key dim.
+  check_at(m, 1, {{{512, 3}, 3072, 512}, {{8, 32, 16}, 16384, 8}});
+  check_at(m, 2, {{{256, 3}, 1536, 256}, {{4, 32, 16}, 8192, 4}});
+  check_at(m, 4, {{{128, 3}, 768, 128}, {{2, 32, 16}, 4096, 2}});
+  check_at(m, 8, {{{64, 3}, 384, 64}, {{1, 32, 16}, 2048, 1}});
+  // No [key, key, value] groups: newer transfers slice the conv as one block.
+  CHECK(layout_of(m, 2).ranks[0].tensors[0].conv_shard_groups.empty());
+
+  json vlm{{"architectures", {"JetVLMForConditionalGeneration"}}, {"model_type", "jet_vlm"}};
+  vlm["text_config"] = jet_nemotron();
+  const ModelSpec v = read(vlm);
+  CHECK(v.state_layer_ids == m.state_layer_ids);
+  CHECK(v.intermediate_size == 256);
+
+  json bad = jet_nemotron();
+  bad["efficient_attention_config"]["jet"]["expand_v"] = "2";
+  CHECK(read_error(bad).detail() == "key 'efficient_attention_config.jet.expand_v' must be a positive number, got "
+                                    "\"2\" for JetNemotronForCausalLM");
+}
+
+TEST_CASE("architectures: Intern-S2-Preview is Qwen3.5-MoE's GDN under text_config")
+{
+  const json config{{"architectures", {"InternS2PreviewForConditionalGeneration"}},
+                    {"model_type", "intern_s2_preview"},
+                    {"text_config",
+                     {{"num_hidden_layers", 8}, {"full_attention_interval", 4}, {"linear_num_value_heads", 32},
+                      {"linear_num_key_heads", 16}, {"linear_value_head_dim", 128}, {"linear_key_head_dim", 128},
+                      {"linear_conv_kernel_dim", 4}, {"num_attention_heads", 16}, {"num_key_value_heads", 2}}}};
+  const ModelSpec m = read(config);
+  CHECK(m.state_layer_ids == std::vector<int>{0, 1, 2, 4, 5, 6});
+  // conv (32*128 + 2*16*128)/tp = 8192/tp; temporal (32/tp, 128, 128).
+  check_at(m, 1, {{{8192, 3}, 49152, 8192}, {{32, 128, 128}, 2097152, 32}});
+  check_at(m, 2, {{{4096, 3}, 24576, 4096}, {{16, 128, 128}, 1048576, 16}});
+  check_at(m, 4, {{{2048, 3}, 12288, 2048}, {{8, 128, 128}, 524288, 8}});
+  check_at(m, 8, {{{1024, 3}, 6144, 1024}, {{4, 128, 128}, 262144, 4}});
+  CHECK(layout_of(m, 2).ranks[0].tensors[0].conv_shard_groups == std::vector<std::int64_t>{2048, 2048, 4096});
+
+  json bare = config;
+  bare.erase("text_config");
+  CHECK(read_error(bare).detail() ==
+        "missing key 'text_config' (expected an object) for InternS2PreviewForConditionalGeneration");
+}
+
+TEST_CASE("architectures: Kimi-K3 is Kimi-Linear under text_config")
+{
+  json config{{"architectures", {"KimiK3ForConditionalGeneration"}}, {"model_type", "kimi_k3"}};
+  config["text_config"] = kimi_text();
+  const ModelSpec m = read(config);
+  CHECK(m.family == StateFamily::kda);
+  CHECK(m.hybrid_mla);
+  CHECK(m.state_layer_ids == std::vector<int>{0, 1, 2, 4, 5, 6}); // kda_layers is 1-based
+  CHECK(m.confidence == "medium");
+  // One conv (K-1, 3*H*D/tp) = (3, 12288/tp), sliced on axis 1; temporal (32/tp, 128, 128).
+  check_at(m, 1, {{{3, 12288}, 73728, 12288}, {{32, 128, 128}, 2097152, 32}});
+  check_at(m, 2, {{{3, 6144}, 36864, 6144}, {{16, 128, 128}, 1048576, 16}});
+  check_at(m, 4, {{{3, 3072}, 18432, 3072}, {{8, 128, 128}, 524288, 8}});
+  check_at(m, 8, {{{3, 1536}, 9216, 1536}, {{4, 128, 128}, 262144, 4}});
+
+  json bad = config;
+  bad["text_config"]["linear_attn_config"]["kda_layers"] = {0, 2};
+  CHECK(read_error(bad).detail() == "key 'text_config.linear_attn_config.kda_layers' holds 0, outside 1..8 (the list "
+                                    "is 1-based) for KimiK3ForConditionalGeneration");
+}
+
+TEST_CASE("architectures: GLM-5-Next lays KDA out from linear_* keys or a 0-based kda_layers")
+{
+  // The class defaults: 64 heads of 128, kernel 4; every fourth layer full attention.
+  json config{{"architectures", {"Glm5NextForConditionalGeneration"}}, {"model_type", "glm5_next"},
+              {"num_hidden_layers", 8}, {"num_attention_heads", 64}};
+  const ModelSpec m = read(config);
+  CHECK(m.state_layer_ids == std::vector<int>{0, 1, 2, 4, 5, 6});
+  CHECK(m.kda_num_heads == 64);
+  // conv (3, 3*64*128/tp) = (3, 24576/tp); temporal (64/tp, 128, 128).
+  check_at(m, 1, {{{3, 24576}, 147456, 24576}, {{64, 128, 128}, 4194304, 64}});
+  check_at(m, 2, {{{3, 12288}, 73728, 12288}, {{32, 128, 128}, 2097152, 32}});
+  check_at(m, 4, {{{3, 6144}, 36864, 6144}, {{16, 128, 128}, 1048576, 16}});
+  check_at(m, 8, {{{3, 3072}, 18432, 3072}, {{8, 128, 128}, 524288, 8}});
+
+  // The same keys under text_config, with layer_types.
+  json wrapped{{"architectures", {"Glm5NextForConditionalGeneration"}}, {"model_type", "glm5_next"}};
+  wrapped["text_config"] = {{"num_hidden_layers", 4},
+                            {"num_attention_heads", 64},
+                            {"linear_num_heads", 32},
+                            {"layer_types", {"linear_attention", "full_attention", "linear_attention", "full_attention"}}};
+  const ModelSpec w = read(wrapped);
+  CHECK(w.state_layer_ids == std::vector<int>{0, 2});
+  CHECK(w.kda_num_heads == 32);
+
+  // A nested linear_attn_config counts layers from 0, unlike Kimi's.
+  json nested = config;
+  nested["linear_attn_config"] = {{"num_heads", 16}, {"head_dim", 64}, {"short_conv_kernel_size", 4},
+                                  {"kda_layers", {0, 1, 2}}};
+  CHECK(read(nested).state_layer_ids == std::vector<int>{0, 1, 2});
+  nested["linear_attn_config"]["kda_layers"] = {8};
+  CHECK(read_error(nested).detail() == "key 'linear_attn_config.kda_layers' holds 8, outside 0..7 (the list is "
+                                       "0-based) for Glm5NextForConditionalGeneration");
+}
+
+TEST_CASE("architectures: LFM2-VL is LFM2's short conv under text_config")
+{
+  const json config{{"architectures", {"Lfm2VlForConditionalGeneration"}},
+                    {"model_type", "lfm2_vl"},
+                    {"text_config",
+                     {{"num_hidden_layers", 3}, {"layer_types", {"conv", "full_attention", "conv"}},
+                      {"hidden_size", 1024}, {"conv_L_cache", 3}, {"num_attention_heads", 16},
+                      {"num_key_value_heads", 8}}}};
+  const ModelSpec m = read(config);
+  CHECK(m.family == StateFamily::short_conv);
+  CHECK(m.state_layer_ids == std::vector<int>{0, 2});
+  // conv (1024/tp, 2) bf16; the temporal (1, 1024, 0) has no bytes and v0.5.20 does not register it.
+  check_at(m, 1, {{{1024, 2}, 4096, 1024}});
+  check_at(m, 2, {{{512, 2}, 2048, 512}});
+  check_at(m, 4, {{{256, 2}, 1024, 256}});
+  check_at(m, 8, {{{128, 2}, 512, 128}});
+}
+
+TEST_CASE("architectures: BailingHybrid's lightning state has no conv bytes")
+{
+  const ModelSpec m = read(bailing());
+  CHECK(m.family == StateFamily::lightning);
+  // (l+1) % layer_group_size != 0 is linear: 0, 1, 2, 4, 5, 6 of 8.
+  CHECK(m.state_layer_ids == std::vector<int>{0, 1, 2, 4, 5, 6});
+  CHECK(m.num_attention_layers == 2);
+  // Mamba2StateShape.create(I=0, G=0, H=16, P=N=128, K=1): conv (0, 0), temporal (16/tp, 128, 128).
+  check_at(m, 1, {{{16, 128, 128}, 1048576, 16}});
+  check_at(m, 2, {{{8, 128, 128}, 524288, 8}});
+  check_at(m, 4, {{{4, 128, 128}, 262144, 4}});
+  check_at(m, 8, {{{2, 128, 128}, 131072, 2}});
+  // A release that registers zero-size tensors sends the empty conv too.
+  const Layout old = layout_of(m, 2, "v0.5.11");
+  REQUIRE(old.servable());
+  CHECK(old.ranks[0].tensors[0].item_len == 0);
+  CHECK(old.ranks[0].tensors[0].registered);
+
+  json one_group = bailing();
+  one_group["layer_group_size"] = 1;
+  CHECK(read_error(one_group).detail() ==
+        "BailingMoeV2_5ForCausalLM config has layer_group_size 1, which makes every layer full attention: it is not "
+        "a hybrid model, so SGLang allocates no Mamba state to check");
+  json kda = bailing();
+  kda["short_conv_kernel_size"] = 4;
+  CHECK(read_error(kda).detail() ==
+        "key 'short_conv_kernel_size' is set, which makes BailingMoeV2_5ForCausalLM the Kimi-delta-attention Bailing: "
+        "no stored BailingHybridConfig builds a KDA state shape for it, so its layout cannot be confirmed");
+}
+
+TEST_CASE("architectures: MiniCPM-SALA's SimpleGLA state is temporal only")
+{
+  const CatalogEntry* e = find_catalog_entry("minicpm-sala");
+  REQUIRE(e != nullptr);
+  const ModelSpec m = read_model_config(json::parse(e->config_json), "minicpm-sala", "minicpm-sala");
+  CHECK(m.family == StateFamily::simple_gla);
+  // mixer_types: minicpm4 at 0, 9, 16, 17, 22, 29, 30 and 31; lightning-attn at the other 24.
+  CHECK(m.state_layer_ids.size() == 24);
+  CHECK(m.num_attention_layers == 8);
+  CHECK(m.state_layer_ids.front() == 1);
+  CHECK(m.state_layer_ids.back() == 28);
+  // temporal (lightning_nkv/tp, 128, 128) fp32: 32*128*128*4 = 2 MiB at tp 1.
+  check_at(m, 1, {{{32, 128, 128}, 2097152, 32}});
+  check_at(m, 2, {{{16, 128, 128}, 1048576, 16}});
+  check_at(m, 4, {{{8, 128, 128}, 524288, 8}});
+  check_at(m, 8, {{{4, 128, 128}, 262144, 4}});
+  // 32 heads over 64 ranks do not divide.
+  CHECK_FALSE(layout_of(m, 64).servable());
+
+  json no_mixers = json::parse(e->config_json);
+  no_mixers.erase("mixer_types");
+  CHECK(read_error(no_mixers).detail() == "MiniCPMSALAForCausalLM config has no 'mixer_types': it is not a hybrid "
+                                          "model, so SGLang allocates no Mamba state to check");
+}
+
+TEST_CASE("architectures: medium rows carry their note into the spec")
+{
+  for (const Architecture& row : architectures()) {
+    if (row.confidence != "medium") {
+      continue;
+    }
+    INFO(row.architecture);
+    CHECK_FALSE(row.note.empty());
+  }
+  json n3 = nemotron_nano_llm();
+  n3["architectures"] = {"Nemotron3ForCausalLM"};
+  const ModelSpec m = read(n3);
+  CHECK(m.confidence_note == std::string(find_architecture("Nemotron3ForCausalLM")->note));
+  CHECK(m.sglang_source == std::string(find_architecture("Nemotron3ForCausalLM")->sglang_source));
+}
