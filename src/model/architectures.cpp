@@ -78,6 +78,13 @@ const std::vector<Architecture> k_rows = {
    "configs/minicpm.py@b844e97b, layers/attention/minicpm/simple_gla.py@b844e97b, "
    "configs/linear_attn_model_registry.py@046c63f8",
    "high", "", ""},
+  // Mamba2 pool, laid out by hand in the config (mamba2_config).
+  {"ZayaForCausalLM", "zaya", ConfigReader::zaya, "", false,
+   "configs/zaya.py@09a71bec, models/zaya.py@0564b521, configs/hybrid_arch.py@02e208de", "medium",
+   "the layer count of configs in the transformers-native schema (twice the layer_types entries) was read in one "
+   "config version only; the second conv tensor is replicated on every rank but nothing marks it so, which pdcheck "
+   "follows",
+   ""},
 
   // Known to SGLang in some form, but not laid out by pdcheck.
   {"JambaForCausalLM", "jamba", ConfigReader::refused, "", false,
@@ -110,10 +117,6 @@ const std::vector<Architecture> k_rows = {
    "", "",
    "the Kimi-delta-attention Bailing (short_conv_kernel_size): no stored BailingHybridConfig builds a KDA state "
    "shape for it, so its layout cannot be confirmed"},
-  {"ZayaForCausalLM", "zaya", ConfigReader::refused, "", false, "configs/zaya.py@09a71bec, models/zaya.py@0564b521",
-   "", "",
-   "its second conv tensor (the previous hidden state, hidden_size x 1) is replicated on every TP rank but "
-   "registered like a sharded one; pdcheck does not model replicated state tensors yet"},
   {"Qwen4ExpForConditionalGeneration", "qwen4_exp", ConfigReader::refused, "", false,
    "configs/qwen4_exp.py@19ece249, mem_cache/ple_state_pool.py@0a8037da", "", "",
    "besides its GDN state it keeps replicated PLE short-conv and n-gram slot state and QSA KV state "
@@ -136,6 +139,7 @@ std::string_view config_reader_name(ConfigReader r)
   case ConfigReader::lfm2: return "lfm2";
   case ConfigReader::lightning: return "lightning";
   case ConfigReader::simple_gla: return "simple_gla";
+  case ConfigReader::zaya: return "zaya";
   case ConfigReader::refused: return "refused";
   }
   return "?";

@@ -26,6 +26,7 @@ enum class ConfigReader {
   lfm2,           ///< Lfm2Config / Lfm2MoeConfig (short conv)
   lightning,      ///< BailingHybridConfig (lightning attention, layer_group_size)
   simple_gla,     ///< MiniCPM-SALA's config (SimpleGLA, mixer_types)
+  zaya,           ///< ZayaConfig (CCA layers: zaya_layers, or every even layer)
   refused,        ///< no reader: the row's `refusal` says why
 };
 

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <optional>
 #include <string_view>
 
 namespace pdcheck::model::config {
@@ -483,6 +484,73 @@ void read_simple_gla(const ReaderInput& in, ModelSpec& spec)
   read_attention_heads(r, spec);
 }
 
+
+/// The first non-zero integer of a per-layer list (ZAYA's cca_num_q_heads and
+/// num_query_groups_list alternate a value with 0 for the MoE layers), or
+/// nullopt when the key is absent.
+std::optional<std::int64_t> first_nonzero(const KeyReader& r, std::string_view key)
+{
+  const json* value = r.find(key);
+  if (value == nullptr || value->is_null()) {
+    return std::nullopt;
+  }
+  for (const std::int64_t v : r.integers(key)) {
+    if (v != 0) {
+      return r.check_positive(key, json(v));
+    }
+  }
+  return std::nullopt;
+}
+
+void read_zaya(const ReaderInput& in, ModelSpec& spec)
+{
+  // configs/zaya.py@09a71bec builds Mamba2StateShape by hand: conv[0] is the
+  // CCA qk padding, ((q + kv heads) * head_dim / tp, (cca_time0-1) + (cca_time1-1)),
+  // sharded by the whole TP size; conv[1] is the previous token's hidden state,
+  // (hidden_size, 1) on every rank; the temporal (1, 1, 0) has no bytes.
+  const KeyReader r = reader_of(in);
+  spec.family = StateFamily::cca;
+  spec.state_sharded_by_full_tp = true;
+  const json* legacy = r.find("zaya_layers");
+  if (legacy != nullptr && !legacy->is_null() && !(legacy->is_array() && legacy->empty())) {
+    if (!legacy->is_array()) {
+      r.wrong("zaya_layers", "an array of \"a\" and expert counts", *legacy);
+    }
+    spec.num_hidden_layers = r.narrow("zaya_layers", static_cast<std::int64_t>(legacy->size()));
+    for (std::size_t i = 0; i < legacy->size(); ++i) {
+      if ((*legacy)[i].is_string() && (*legacy)[i].get<std::string>() == "a") {
+        spec.state_layer_ids.push_back(static_cast<int>(i));
+      }
+    }
+  } else {
+    const json* types = r.find("layer_types");
+    // The transformers-native schema lists one entry per block of an attention
+    // and an MoE layer, so SGLang counts twice as many layers.
+    spec.num_hidden_layers = types != nullptr && !types->is_null()
+                               ? r.narrow("layer_types", 2 * static_cast<std::int64_t>(r.strings("layer_types").size()))
+                               : r.count_or("num_hidden_layers", 80);
+    for (int i = 0; i < spec.num_hidden_layers; i += 2) {
+      spec.state_layer_ids.push_back(i);
+    }
+  }
+  if (spec.state_layer_ids.empty()) {
+    not_hybrid(r, "no CCA (\"a\") layer");
+  }
+  // Every CCA layer holds both KV and conv state; the others are MoE layers.
+  spec.num_attention_layers = static_cast<int>(spec.state_layer_ids.size());
+  const std::int64_t q_heads = first_nonzero(r, "cca_num_q_heads").value_or(r.positive_or("num_attention_heads", 8));
+  const std::int64_t kv_heads =
+    first_nonzero(r, "num_query_groups_list").value_or(r.positive_or("num_key_value_heads", 2));
+  const json* head_dim = r.find("head_dim");
+  const std::int64_t hd = head_dim != nullptr && !head_dim->is_null() ? r.check_positive("head_dim", *head_dim)
+                                                                       : r.positive_or("kv_channels", 128);
+  spec.intermediate_size = (q_heads + kv_heads) * hd;
+  spec.conv_kernel = (r.positive_or("cca_time0", 2) - 1) + (r.positive_or("cca_time1", 2) - 1) + 1;
+  spec.replicated_conv_channels = r.positive_or("hidden_size", 2048);
+  spec.num_attention_heads = r.narrow("num_attention_heads", q_heads);
+  spec.num_key_value_heads = r.narrow("num_key_value_heads", kv_heads);
+}
+
 } // namespace
 
 void read_config(ConfigReader reader, const ReaderInput& in, ModelSpec& spec)
@@ -499,6 +567,7 @@ void read_config(ConfigReader reader, const ReaderInput& in, ModelSpec& spec)
   case ConfigReader::lfm2: read_lfm2(in, spec); return;
   case ConfigReader::lightning: read_lightning(in, spec); return;
   case ConfigReader::simple_gla: read_simple_gla(in, spec); return;
+  case ConfigReader::zaya: read_zaya(in, spec); return;
   case ConfigReader::refused: break;
   }
   throw std::logic_error("read_config: a refused architecture has no reader");

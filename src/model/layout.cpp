@@ -129,6 +129,31 @@ std::vector<StateTensor> simple_gla_tensors(const LayoutInput& in, int tp, std::
   return {make_tensor("temporal", {heads_rank, m.head_dim, m.state_size}, in.ssm_dtype, 0)};
 }
 
+/// ZAYA1's CCA state (configs/zaya.py): a sharded conv and a replicated one.
+/// Nothing marks the second as replicated, so it registers its full width as
+/// the sliced dim, like a sharded tensor.
+std::vector<StateTensor> cca_tensors(const LayoutInput& in, int tp, int attn_tp, std::vector<Finding>& findings)
+{
+  const ModelSpec& m = in.model;
+  // models/zaya.py asserts these at load; the config only divides conv[0].
+  if (attn_tp != tp) {
+    Finding f = make_finding(RuleId::startup_parallel_sizes,
+                             fmt::format("{} needs attention TP size {} to equal TP size {}: attention DP is not "
+                                         "supported for ZAYA1",
+                                         m.architecture, attn_tp, tp));
+    f.where = "SGLang startup: ZayaAttention (models/zaya.py)";
+    f.evidence["tp_size"] = tp;
+    f.evidence["attn_tp_size"] = attn_tp;
+    findings.push_back(std::move(f));
+  }
+  divide(m.num_key_value_heads, tp, "CCA key/value heads", findings, width_name(m));
+  const std::int64_t conv_rank = divide(m.intermediate_size, tp, "CCA conv channels", findings, width_name(m));
+  StateTensor shared = make_tensor("conv", {conv_rank, m.conv_kernel - 1}, in.conv_dtype, 0);
+  StateTensor prev = make_tensor("prev_hs", {m.replicated_conv_channels, 1}, in.conv_dtype, 0);
+  prev.replicated = true;
+  return {shared, prev, make_tensor("temporal", {1, 1, 0}, in.ssm_dtype, 0)};
+}
+
 void check_attention_heads(const LayoutInput& in, int tp, std::vector<Finding>& findings)
 {
   const ModelSpec& m = in.model;
@@ -153,12 +178,13 @@ void check_attention_heads(const LayoutInput& in, int tp, std::vector<Finding>& 
   findings.push_back(std::move(f));
 }
 
-std::vector<StateTensor> state_tensors(const LayoutInput& in, int tp, std::vector<Finding>& findings)
+std::vector<StateTensor> state_tensors(const LayoutInput& in, int tp, int attn_tp, std::vector<Finding>& findings)
 {
   std::vector<StateTensor> tensors;
   switch (in.model.family) {
   case StateFamily::kda: tensors = kda_tensors(in, tp, findings); break;
   case StateFamily::simple_gla: tensors = simple_gla_tensors(in, tp, findings); break;
+  case StateFamily::cca: tensors = cca_tensors(in, tp, attn_tp, findings); break;
   case StateFamily::mamba2:
   case StateFamily::gdn:
   case StateFamily::short_conv:
@@ -402,7 +428,7 @@ Layout compute_layout(const LayoutInput& input)
 
   // Pure Mamba2 builds its state with the whole TP width (models/mamba2.py).
   const int state_tp = input.model.state_sharded_by_full_tp ? input.tp_size : layout.attn_tp_size;
-  const std::vector<StateTensor> tensors = state_tensors(input, state_tp, layout.findings);
+  const std::vector<StateTensor> tensors = state_tensors(input, state_tp, layout.attn_tp_size, layout.findings);
   check_attention_heads(input, layout.attn_tp_size, layout.findings);
   if (!layout.servable()) {
     return layout;

@@ -37,7 +37,7 @@ struct LayoutInput
 /// all of the rank's state layers.
 struct StateTensor
 {
-  std::string name; ///< "conv", "conv0".."conv2" (early KDA), "temporal"
+  std::string name; ///< "conv", "conv0".."conv2" (early KDA), "prev_hs" (ZAYA1), "temporal"
   std::vector<std::int64_t> per_slot_shape;
   Dtype dtype = Dtype::bfloat16;
   std::int64_t item_len = 0;    ///< bytes of one slot of one layer
@@ -47,6 +47,9 @@ struct StateTensor
   std::int64_t registered_dim = 0; ///< the state_dim_per_tensor value this profile sends
   std::vector<std::int64_t> conv_shard_groups; ///< full unsharded sub-blocks (GDN/KDA conv), else empty
   bool registered = true;       ///< false when the profile drops it (zero-size in v0.5.20)
+  /// Every rank holds the whole tensor (ZAYA1's previous hidden state); its
+  /// registered dim is still its full width, as if it were sharded.
+  bool replicated = false;
 };
 
 /// One registration entry: one layer of one tensor (or the whole unified envelope).

@@ -30,6 +30,7 @@ std::string_view state_family_name(StateFamily f)
   case StateFamily::short_conv: return "short_conv";
   case StateFamily::lightning: return "lightning";
   case StateFamily::simple_gla: return "simple_gla";
+  case StateFamily::cca: return "cca";
   }
   return "?";
 }

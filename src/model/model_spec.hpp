@@ -19,6 +19,7 @@ enum class StateFamily {
   short_conv, ///< Mamba2StateShape.create with ShortConv inputs: LFM2
   lightning,  ///< Mamba2StateShape.create with no conv (I = G = 0, K = 1): BailingHybrid
   simple_gla, ///< SimpleGLAStateShape.create, temporal only: MiniCPM-SALA
+  cca,        ///< ZAYA1's CCA: a sharded conv, a replicated previous-hidden conv, no temporal bytes
 };
 
 std::string_view state_family_name(StateFamily f);
@@ -57,6 +58,9 @@ struct ModelSpec
   /// The state is sharded by the whole TP size, not the attention TP size
   /// (pure Mamba2: models/mamba2.py builds it with get_parallel().tp_size).
   bool state_sharded_by_full_tp = false;
+  /// ZAYA1 (cca): the width of its second conv tensor, the previous token's
+  /// hidden state, which every rank holds whole (not sharded by TP).
+  std::int64_t replicated_conv_channels = 0;
 
   // KimiLinearStateShape.create inputs (kda).
   std::int64_t kda_num_heads = 0;    ///< H

@@ -57,6 +57,13 @@ std::vector<ChannelSegment> conv_segments(const model::ModelSpec& m, const model
   case StateFamily::short_conv: return {sharded(0, channels, rank, 0)};
   case StateFamily::lightning:
   case StateFamily::simple_gla: return {}; // no conv channels
+  case StateFamily::cca:
+    // conv's channels first, then the previous hidden state, which every rank
+    // holds whole: its local channel is the global one on every rank.
+    if (t.replicated) {
+      return {{0, channels, m.intermediate_size}};
+    }
+    return {sharded(0, channels, rank, 0)};
   }
   return {};
 }

@@ -45,6 +45,7 @@ nlohmann::ordered_json tensor_json(const model::StateTensor& t)
   j["conv_shard_groups"] = t.conv_shard_groups.empty() ? nlohmann::ordered_json(nullptr)
                                                        : nlohmann::ordered_json(t.conv_shard_groups);
   j["registered"] = t.registered;
+  j["replicated"] = t.replicated;
   return j;
 }
 
@@ -140,7 +141,10 @@ std::string layout_to_text(const sglang::Side& side, const model::Layout& layout
     for (const auto& t : r.tensors) {
       out += fmt::format("  {:<9} {:<16} {:<9} {:>9} {:>5} {:>7} {:>6}  {}\n", t.name, shape_text(t.per_slot_shape),
                          dtype_name(t.dtype), t.item_len, t.slice_axis, t.registered_dim, r.layer_ids.size(),
-                         t.registered ? (r.unified ? "in envelope" : "yes") : "no (zero-size)");
+                         !t.registered ? "no (zero-size)"
+                         : r.unified   ? "in envelope"
+                         : t.replicated ? "yes (whole on every rank, dim as if sharded)"
+                                        : "yes");
     }
     if (!r.state_item_lens.empty() && !r.unified) {
       out += fmt::format("  registration: state_item_lens {} entries, state_dim_per_tensor {} entries, state_layer_ids {}\n",

@@ -457,3 +457,56 @@ TEST_CASE("architectures: medium rows carry their note into the spec")
   CHECK(m.confidence_note == std::string(find_architecture("Nemotron3ForCausalLM")->note));
   CHECK(m.sglang_source == std::string(find_architecture("Nemotron3ForCausalLM")->sglang_source));
 }
+
+TEST_CASE("architectures: ZAYA1's CCA state, one conv sharded by TP and one whole on every rank")
+{
+  // ZayaConfig's defaults (configs/zaya.py@09a71bec), as examples/models/zaya1-defaults has them.
+  json config{{"architectures", {"ZayaForCausalLM"}}, {"model_type", "zaya"}, {"hidden_size", 2048},
+              {"num_attention_heads", 8}, {"num_key_value_heads", 2}, {"head_dim", 128}, {"cca_time0", 2},
+              {"cca_time1", 2}, {"num_hidden_layers", 80}};
+  json q_heads = json::array();
+  json layers = json::array();
+  for (int i = 0; i < 40; ++i) {
+    q_heads.push_back(8);
+    q_heads.push_back(0);
+    layers.push_back("a");
+    layers.push_back(16);
+  }
+  config["cca_num_q_heads"] = q_heads;
+  config["zaya_layers"] = layers;
+  const ModelSpec m = read(config);
+  CHECK(m.family == StateFamily::cca);
+  CHECK(m.state_layer_ids.size() == 40);
+  CHECK(m.state_layer_ids[1] == 2);
+  // C = (8 + 2) * 128 = 1280 conv channels, window (2-1) + (2-1) = 2; the
+  // previous hidden state (2048, 1) is whole on every rank and registers
+  // dim 2048; the temporal (1, 1, 0) has no bytes.
+  check_at(m, 1, {{{1280, 2}, 5120, 1280}, {{2048, 1}, 4096, 2048}});
+  check_at(m, 2, {{{640, 2}, 2560, 640}, {{2048, 1}, 4096, 2048}});
+  CHECK(layout_of(m, 2).ranks[1].tensors[1].replicated);
+  // The model asserts num_query_groups % tp: 2 KV heads stop TP 4 and 8.
+  for (const int tp : {4, 8}) {
+    const Layout l = layout_of(m, tp);
+    REQUIRE_FALSE(l.servable());
+    CHECK(l.findings.front().message == "CCA key/value heads 2 is not divisible by TP size " + std::to_string(tp));
+  }
+  // Attention DP is refused by the model.
+  LayoutInput dp;
+  dp.model = m;
+  dp.profile = *find_profile("v0.5.20");
+  dp.tp_size = 2;
+  dp.dp_size = 2;
+  dp.enable_dp_attention = true;
+  const Layout l = compute_layout(dp);
+  REQUIRE_FALSE(l.servable());
+  CHECK(l.findings.front().message ==
+        "ZayaForCausalLM needs attention TP size 1 to equal TP size 2: attention DP is not supported for ZAYA1");
+
+  // The transformers-native schema: one layer_types entry per attention + MoE pair.
+  json native{{"architectures", {"ZayaForCausalLM"}}, {"model_type", "zaya"},
+              {"layer_types", {"attention", "attention", "attention"}}, {"num_attention_heads", 8},
+              {"num_key_value_heads", 2}};
+  const ModelSpec n = read(native);
+  CHECK(n.num_hidden_layers == 6);
+  CHECK(n.state_layer_ids == std::vector<int>{0, 2, 4});
+}

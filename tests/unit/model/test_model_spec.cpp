@@ -527,7 +527,7 @@ TEST_CASE("model::read_model_config: unsupported architecture lists what is supp
         "JetVLMForConditionalGeneration, NemotronHForCausalLM, Nemotron3ForCausalLM, NemotronH_Nano_VL_V2, "
         "FalconH1ForCausalLM, GraniteMoeHybridForCausalLM, Mamba2ForCausalLM, KimiLinearForCausalLM, "
         "KimiK3ForConditionalGeneration, Glm5NextForConditionalGeneration, Lfm2ForCausalLM, Lfm2MoeForCausalLM, "
-        "Lfm2VlForConditionalGeneration, BailingMoeV2_5ForCausalLM, MiniCPMSALAForCausalLM");
+        "Lfm2VlForConditionalGeneration, BailingMoeV2_5ForCausalLM, MiniCPMSALAForCausalLM, ZayaForCausalLM");
 }
 
 TEST_CASE("model::read_model_config: architectures[0] decides even when model_type is supported")
@@ -550,7 +550,7 @@ TEST_CASE("model::read_model_config: model_type identifies a config without arch
         "unsupported model_type 'llama' (the config has no 'architectures' list): pdcheck supports hybrid Mamba / "
         "linear-attention models: qwen3_next, qwen3_5, qwen3_5_moe, intern_s2_preview, interns2_mobius, "
         "jet_nemotron, jet_vlm, nemotron_h, nemotron_3, NemotronH_Nano_VL_V2, falcon_h1, granitemoehybrid, mamba2, "
-        "kimi_linear, kimi_k3, glm5_next, lfm2, lfm2_moe, lfm2_vl, bailing_hybrid, minicpm_sala");
+        "kimi_linear, kimi_k3, glm5_next, lfm2, lfm2_moe, lfm2_vl, bailing_hybrid, minicpm_sala, zaya");
 }
 
 TEST_CASE("model::read_model_config: a config with no identity is rejected")
