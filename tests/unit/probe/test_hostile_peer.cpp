@@ -17,9 +17,14 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include <atomic>
+#include <chrono>
 #include <functional>
+#include <future>
 #include <limits>
 #include <thread>
+
+#include <sys/socket.h>
 
 using namespace pdcheck;
 using namespace pdcheck::probe;
@@ -432,4 +437,131 @@ TEST_CASE("probe::PeerObject: every integer is checked against the type it is re
         "the peer's test has small = 7: expected an integer from 0 to 5");
   CHECK(error([&] { in.texts("names"); }) == "the peer's test has names = 3: expected a string for each item");
   CHECK(error([&] { in.text_or("small", ""); }) == "the peer's test has small = 7: expected a string");
+}
+
+namespace {
+
+/// The decode end against a scripted prefill with `timeout` seconds for each
+/// step, and how long the end took to stop.
+struct TimedRun
+{
+  EndRun run;
+  double seconds = 0;
+};
+
+TimedRun decode_end_within(int timeout, const std::function<void(int fd)>& script)
+{
+  const Listener l = Listener::bind("127.0.0.1", 0, Phase::handshake);
+  TimedRun out;
+  std::thread peer([&] {
+    Fd fd = connect_to("127.0.0.1", l.port(), Deadline::after(5), Phase::handshake);
+    try {
+      script(fd.get());
+    } catch (const ProbeError&) {
+      // the decode end closed while the script was writing
+    }
+  });
+  Fd oob = l.accept(Deadline::after(5), Phase::handshake);
+  FakeVerbsTransport t(std::make_shared<FakeFabric>());
+  ProbeOptions o = options();
+  o.timeout = timeout;
+  const auto t0 = std::chrono::steady_clock::now();
+  out.run.report = run_decode_end(side(sglang::Role::decode), o, std::move(oob), t);
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  peer.join();
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("probe::run_decode_end: a peer with the wrong magic is refused and told so", "[probe]")
+{
+  nlohmann::json hello = prefill_hello();
+  hello["magic"] = "HTTP/1.1";
+  const EndRun run = decode_end_against([&](int fd) { send_message(fd, hello, Deadline::after(5), Phase::handshake); });
+  check_failure(run, "handshake", "refused the peer: the peer is not a pdcheck probe (wrong magic)");
+  REQUIRE_FALSE(run.answers.empty());
+  CHECK(run.answers[0]["type"] == "refuse");
+  CHECK(run.answers[0]["reason"] == "the peer is not a pdcheck probe (wrong magic)");
+}
+
+TEST_CASE("probe::run_decode_end: a message cut short, then silence, ends at the deadline", "[probe]")
+{
+  const TimedRun t = decode_end_within(1, [](int fd) {
+    send_frame(fd, 100, "{\"type\": \"hel");
+    // Silent, connection open, until the decode end gives up and closes.
+    char sink[256];
+    while (::recv(fd, sink, sizeof sink, 0) > 0) {
+    }
+  });
+  REQUIRE(t.run.report.failure);
+  CHECK(t.run.report.failure->phase == "handshake");
+  CHECK(t.run.report.verdict == pdcheck::Verdict::cannot_run);
+  CHECK(t.seconds < 3.0); // 1 s deadline, generous for a loaded CI machine
+}
+
+TEST_CASE("probe::run_decode_end: one byte at a time does not stretch the deadline", "[probe]")
+{
+  std::atomic<bool> stop{false};
+  const TimedRun t = decode_end_within(1, [&stop](int fd) {
+    const std::string text = prefill_hello().dump();
+    const std::uint8_t header[4] = {0, 0, static_cast<std::uint8_t>(text.size() >> 8),
+                                    static_cast<std::uint8_t>(text.size())};
+    send_all(fd, header, 4, Deadline::after(5), Phase::handshake);
+    for (std::size_t i = 0; i < text.size() && !stop; ++i) {
+      send_all(fd, &text[i], 1, Deadline::after(5), Phase::handshake);
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  });
+  stop = true;
+  REQUIRE(t.run.report.failure);
+  CHECK(t.run.report.failure->phase == "handshake");
+  CHECK(t.seconds < 3.0);
+}
+
+TEST_CASE("probe::run_decode_end: a peer that hangs up at each step is a failure of that step", "[probe]")
+{
+  SECTION("before its hello")
+  {
+    const EndRun run = decode_end_against([](int) {}, false);
+    REQUIRE(run.report.failure);
+    CHECK(run.report.failure->phase == "handshake");
+  }
+  SECTION("after its hello")
+  {
+    const EndRun run = decode_end_against(
+      [](int fd) { send_message(fd, prefill_hello(), Deadline::after(5), Phase::handshake); }, false);
+    REQUIRE(run.report.failure);
+    CHECK(run.report.failure->phase == "handshake");
+  }
+  SECTION("after the decode's ready")
+  {
+    const EndRun run = decode_end_against(
+      [](int fd) {
+        send_message(fd, prefill_hello(), Deadline::after(5), Phase::handshake);
+        recv_message(fd, Deadline::after(5), Phase::handshake, "hello");
+        recv_message(fd, Deadline::after(5), Phase::connect, "ready");
+      },
+      false);
+    REQUIRE(run.report.failure);
+    CHECK(run.report.failure->phase == "connect");
+  }
+}
+
+TEST_CASE("probe::run_prefill_end: state indices of a million or below zero write nothing the decode did not register",
+          "[probe]")
+{
+  // Region lengths are the decode's to enforce (as an RDMA NIC enforces its
+  // memory regions); the prefill end writes only to regions the decode named.
+  for (const std::int64_t index : {std::int64_t{1'000'000}, std::int64_t{-1}}) {
+    DYNAMIC_SECTION("state index " << index)
+    {
+      const EndRun run = prefill_end_against(decode_sending(
+        {{"type", "transfer_info"},
+         {"request", 0},
+         {"per_rank", {{{"pp_rank", 0}, {"tp_rank", 0}, {"state_indices", {index}}}}}}));
+      check_failure(run, "write", "the plan writes to decode rank 0 entry 0, which the decode end did not register");
+      CHECK(run.report.requests.empty());
+    }
+  }
 }
