@@ -146,6 +146,13 @@ TEST_CASE("load_side_file errors carry exact text and positions", "[io][side]")
   CHECK(err("syntax.yaml", "role: prefill\nargs: [--tp\n") == "F:3:1: YAML syntax error: end of sequence flow not found");
   CHECK(err("syntax.json", "{\"role\": \"prefill\",\n \"args\": \"--tp 2\"\n") ==
         "F:3:1: YAML syntax error: end of map flow not found");
+  // yaml-cpp alone would take the rest of the file as the string's value.
+  CHECK(err("open-quote.yaml", "role: prefill\nsglang: \"0.5.20\nmodel: lfm2-2.6b\n") ==
+        "F:2:9: YAML syntax error: this double-quoted string has no closing \" before the end of the input");
+  CHECK(err("open-single.yaml", "role: prefill\nargs: 'it''s\n") ==
+        "F:2:7: YAML syntax error: this single-quoted string has no closing ' before the end of the input");
+  CHECK(err("escaped.yaml", "role: prefill\nsglang: \"0.5.20\\\"\n") ==
+        "F:2:9: YAML syntax error: this double-quoted string has no closing \" before the end of the input");
   CHECK(err("empty.yaml", "# nothing\n") ==
         "F: the side file is empty; expected a mapping with the fields role, sglang, model, args, env, extra_state_types");
   CHECK(err("list.yaml", "- role\n- prefill\n") ==
