@@ -25,7 +25,7 @@ ascii_int, native, int_lists = ex.ascii_int, ex.native, ex.int_lists
 
 
 GENERATED = ["int_lists", "mooncake_registration", "mori_registration", "nixl_registration", "transfer_info",
-             "launch_args", "shell_script", "http_answers", "log_scan", "side_file", "manifest", "model_config", "pcap"]
+             "launch_args", "shell_script", "http_answers", "log_scan", "side_file", "manifest", "model_config", "pcap", "probe_messages"]
 
 
 def msgpack_array(n):
@@ -124,7 +124,38 @@ def main():
             with open(os.path.join(EXAMPLES, name), "rb") as f:
                 write("capture_json", f.read())
 
+    probe_seeds()
     text_seeds()
+
+
+def probe_side(profile, model, args):
+    return {"profile": profile, "model": model, "args": args, "env": {}}
+
+
+def probe_seeds():
+    # A hello's side as side_to_json writes it (first byte 0: read by the
+    # prefill end, 1: by the decode end), and a TransferInfo (2).
+    lfm2 = {"name": "lfm2", "source": "seed", "architecture": "Lfm2ForCausalLM", "model_type": "lfm2", "family": 3,
+            "num_hidden_layers": 3, "state_layer_ids": [0, 2], "intermediate_size": 1024, "n_groups": 1,
+            "num_heads": 0, "head_dim": 1024, "state_size": 0, "conv_kernel": 3, "kda_num_heads": 0,
+            "kda_head_dim": 0, "kda_num_k_heads": 0, "kda_head_k_dim": 0, "config_ssm_dtype": None,
+            "num_attention_heads": 16, "num_key_value_heads": 8, "num_attention_layers": 1, "hybrid_mla": False}
+    gdn = dict(lfm2, name="gdn", architecture="Qwen3NextForCausalLM", model_type="qwen3_next", family=1,
+               num_hidden_layers=4, state_layer_ids=[0, 1, 2], intermediate_size=4096, n_groups=16, num_heads=32,
+               head_dim=128, state_size=128, conv_kernel=4, config_ssm_dtype="float32", confidence="high")
+    zaya = dict(lfm2, name="zaya", architecture="ZayaForCausalLM", model_type="zaya", family=6,
+                num_hidden_layers=4, state_layer_ids=[0, 2], intermediate_size=1280, n_groups=0, num_heads=0,
+                head_dim=0, conv_kernel=3, state_sharded_by_full_tp=True, replicated_conv_channels=2048,
+                num_attention_heads=8, num_key_value_heads=2, num_attention_layers=2, confidence="medium")
+    sides = [probe_side("v0.5.20", lfm2, ["--tp-size", "2", "--disaggregation-mode", "prefill"]),
+             probe_side("components", gdn, ["--tp-size", "4", "--disaggregation-mode", "decode",
+                                            "--disaggregation-transfer-backend", "nixl"]),
+             probe_side("flat", zaya, ["--tp-size", "2", "--disaggregation-mode", "prefill"])]
+    for i, side in enumerate(sides):
+        write("probe_messages", bytes([i % 2]) + json.dumps(side).encode())
+    info = {"type": "transfer_info", "request": 0, "room": 1000,
+            "per_rank": [{"pp_rank": 0, "tp_rank": r, "state_indices": [1]} for r in range(2)]}
+    write("probe_messages", b"\x02" + json.dumps(info).encode())
 
 
 def read(path):
