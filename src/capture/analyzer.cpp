@@ -71,7 +71,6 @@ std::optional<PacketError> Analyzer::add(std::span<const std::uint8_t> data, std
 {
   m_report.packets += 1;
   m_report.bytes += data.size();
-  m_packet_times.push_back(time);
   const std::uint64_t packet = m_report.packets;
   PacketParse parsed = parse_packet(m_link, data, wire_length);
   if (auto* bad = std::get_if<Malformed>(&parsed)) {
@@ -112,14 +111,14 @@ std::optional<PacketError> Analyzer::add(std::span<const std::uint8_t> data, std
   if (state == ZmtpParser::State::not_zmtp || state == ZmtpParser::State::failed) {
     return std::nullopt; // nothing more to read from it
   }
-  flow.stream.add(*seg, packet, flow.to_zmtp);
+  flow.stream.add(*seg, packet, flow.to_zmtp, time);
   return std::nullopt;
 }
 
 void Analyzer::on_chunk(std::size_t f, const StreamChunk& chunk)
 {
   Flow& flow = *m_flows[f];
-  flow.zmtp.feed(chunk.bytes, chunk.packet, flow.to_analyzer);
+  flow.zmtp.feed(chunk.bytes, chunk.packet, flow.to_analyzer, chunk.time);
 }
 
 void Analyzer::on_zmtp_message(std::size_t f, const ZmtpMessage& m)
@@ -127,7 +126,7 @@ void Analyzer::on_zmtp_message(std::size_t f, const ZmtpMessage& m)
   FoundMessage found;
   found.flow = f;
   found.offset = m.offset;
-  found.time = m.packet >= 1 && m.packet <= m_packet_times.size() ? m_packet_times[m.packet - 1] : Timestamp{};
+  found.time = m.time;
   found.frame_count = m.frames.size();
   classify(found, m.frames, m_options.backend);
   FlowReport& flow = m_report.flows[f];

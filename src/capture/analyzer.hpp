@@ -24,13 +24,6 @@
 
 namespace pdcheck::capture {
 
-/// When a packet was captured (pcap's seconds and nanoseconds since the epoch).
-struct Timestamp
-{
-  std::int64_t seconds = 0;
-  std::uint32_t nanoseconds = 0;
-};
-
 /// RFC 3339 in UTC with microseconds: "2026-11-30T03:12:45.123456Z".
 std::string timestamp_text(const Timestamp& t);
 
@@ -160,7 +153,6 @@ private:
   CaptureReport m_report;
   std::vector<std::unique_ptr<Flow>> m_flows;
   std::map<std::pair<Endpoint, Endpoint>, std::size_t> m_flow_index;
-  std::vector<Timestamp> m_packet_times; ///< every packet's time, by packet number - 1
   std::array<std::uint64_t, 6> m_kind_counts{}; ///< classified messages by backend x kind
 };
 

@@ -15,6 +15,13 @@
 
 namespace pdcheck::capture {
 
+/// When a packet was captured (pcap's seconds and nanoseconds since the epoch).
+struct Timestamp
+{
+  std::int64_t seconds = 0;
+  std::uint32_t nanoseconds = 0;
+};
+
 /// The link-layer header types pdcheck reads (pcap LINKTYPE_ values).
 enum class LinkType { ethernet, linux_sll, linux_sll2, null_loopback, loop_loopback, raw_ip };
 

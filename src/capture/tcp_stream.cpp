@@ -4,7 +4,7 @@
 
 namespace pdcheck::capture {
 
-void TcpStream::add(const TcpSegment& segment, std::uint64_t packet, const Sink& sink)
+void TcpStream::add(const TcpSegment& segment, std::uint64_t packet, const Sink& sink, Timestamp time)
 {
   std::uint32_t seq = segment.seq;
   if ((segment.flags & tcp_flag::syn) != 0) {
@@ -49,7 +49,7 @@ void TcpStream::add(const TcpSegment& segment, std::uint64_t packet, const Sink&
     rel = 0;
   }
   if (rel == 0) {
-    deliver(bytes, packet, sink);
+    deliver(bytes, packet, time, sink);
     drain(sink);
     return;
   }
@@ -60,6 +60,7 @@ void TcpStream::add(const TcpSegment& segment, std::uint64_t packet, const Sink&
     m_buffered += bytes.size() - (inserted ? 0 : it->second.bytes.size());
     it->second.bytes.assign(bytes.begin(), bytes.end());
     it->second.packet = packet;
+    it->second.time = time;
   } else {
     m_retransmitted += bytes.size();
   }
@@ -68,12 +69,12 @@ void TcpStream::add(const TcpSegment& segment, std::uint64_t packet, const Sink&
   }
 }
 
-void TcpStream::deliver(std::span<const std::uint8_t> bytes, std::uint64_t packet, const Sink& sink)
+void TcpStream::deliver(std::span<const std::uint8_t> bytes, std::uint64_t packet, Timestamp time, const Sink& sink)
 {
   if (bytes.empty()) {
     return;
   }
-  sink(StreamChunk{bytes, m_delivered, packet});
+  sink(StreamChunk{bytes, m_delivered, packet, time});
   m_delivered += bytes.size();
   m_next_seq += static_cast<std::uint32_t>(bytes.size());
 }
@@ -90,7 +91,7 @@ void TcpStream::drain(const Sink& sink)
       continue;
     }
     m_retransmitted += overlap;
-    deliver(std::span<const std::uint8_t>(p.bytes).subspan(static_cast<std::size_t>(overlap)), p.packet, sink);
+    deliver(std::span<const std::uint8_t>(p.bytes).subspan(static_cast<std::size_t>(overlap)), p.packet, p.time, sink);
   }
 }
 

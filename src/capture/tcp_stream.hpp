@@ -17,12 +17,15 @@
 namespace pdcheck::capture {
 
 /// A run of in-order stream bytes: where it starts in the stream and which
-/// packet (1-based, in capture order) carried it.
+/// packet (1-based, in capture order) carried it, and when. The time travels
+/// with the bytes so that no table of every packet's time is kept: a capture of
+/// any length is read in bounded memory.
 struct StreamChunk
 {
   std::span<const std::uint8_t> bytes;
   std::uint64_t offset = 0;
   std::uint64_t packet = 0;
+  Timestamp time;
 };
 
 /// A hole: the stream is complete up to `offset`, then `missing` bytes were never
@@ -40,7 +43,7 @@ public:
 
   /// Adds one captured segment; every byte that becomes contiguous goes to `sink`
   /// in order, at most once. Nothing goes out after a gap has been declared.
-  void add(const TcpSegment& segment, std::uint64_t packet, const Sink& sink);
+  void add(const TcpSegment& segment, std::uint64_t packet, const Sink& sink, Timestamp time = {});
 
   /// The capture has ended: buffered bytes beyond a hole become the gap.
   void finish();
@@ -59,9 +62,10 @@ private:
   {
     std::vector<std::uint8_t> bytes;
     std::uint64_t packet = 0;
+    Timestamp time;
   };
 
-  void deliver(std::span<const std::uint8_t> bytes, std::uint64_t packet, const Sink& sink);
+  void deliver(std::span<const std::uint8_t> bytes, std::uint64_t packet, Timestamp time, const Sink& sink);
   void drain(const Sink& sink);
   void declare_gap();
 

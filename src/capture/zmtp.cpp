@@ -152,6 +152,7 @@ void ZmtpParser::body_done(const Sink& sink)
     m_in_message = true;
     m_message.offset = m_frame_at;
     m_message.packet = m_packet;
+    m_message.time = m_time;
   }
   m_message.frames.push_back(std::move(m_body));
   m_body = {};
@@ -165,7 +166,7 @@ void ZmtpParser::body_done(const Sink& sink)
   }
 }
 
-void ZmtpParser::feed(std::span<const std::uint8_t> bytes, std::uint64_t packet, const Sink& sink)
+void ZmtpParser::feed(std::span<const std::uint8_t> bytes, std::uint64_t packet, const Sink& sink, Timestamp time)
 {
   std::size_t i = 0;
   while (i < bytes.size()) {
@@ -184,6 +185,7 @@ void ZmtpParser::feed(std::span<const std::uint8_t> bytes, std::uint64_t packet,
       m_frame_at = m_offset;
       if (!m_in_message) {
         m_packet = packet; // the packet that carried the message's first byte
+        m_time = time;
       }
       ++i;
       ++m_offset;

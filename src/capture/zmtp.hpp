@@ -6,6 +6,8 @@
 // frames — short (1-byte size) or long (8-byte size), MORE chaining them into
 // multipart messages. Memory stays bounded by the largest message.
 
+#include "capture/packet.hpp"
+
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -17,12 +19,13 @@
 namespace pdcheck::capture {
 
 /// One multipart message: where its first byte sits in the stream and which
-/// packet carried that byte.
+/// packet carried that byte, and when.
 struct ZmtpMessage
 {
   std::vector<std::vector<std::uint8_t>> frames;
   std::uint64_t offset = 0;
   std::uint64_t packet = 0;
+  Timestamp time;
 };
 
 /// Why a stream could not be read; `offset` is the stream byte at fault.
@@ -48,7 +51,7 @@ public:
   using Sink = std::function<void(const ZmtpMessage&)>;
 
   /// Feeds the next in-order bytes; every message they complete goes to `sink`.
-  void feed(std::span<const std::uint8_t> bytes, std::uint64_t packet, const Sink& sink);
+  void feed(std::span<const std::uint8_t> bytes, std::uint64_t packet, const Sink& sink, Timestamp time = {});
 
   State state() const { return m_state; }
   const std::optional<ZmtpError>& error() const { return m_error; }
@@ -99,6 +102,7 @@ private:
   std::vector<std::vector<std::uint8_t>> m_spare;
   bool m_in_message = false;
   std::uint64_t m_packet = 0;
+  Timestamp m_time;
 
   std::map<std::string, std::string> m_properties;
 };
