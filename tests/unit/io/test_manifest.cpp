@@ -9,6 +9,7 @@
 #include "../../support/temp_dir.hpp"
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 using namespace pdcheck;
 
@@ -120,6 +121,31 @@ TEST_CASE("read_manifests: inputs with no SGLang server are refused by name", "[
                                                       "    - name: s\n      args: --tp 4\n");
   CHECK(test::error_of([&] { io::read_manifests({bad_args}, {}); }) ==
         bad_args + ":6:13: Pod/p container s: spec.containers[0].args: expected a list of strings");
+}
+
+TEST_CASE("read_manifests: YAML aliases nesting 10^10 values (billion laughs) are not expanded", "[io][manifest]")
+{
+  // yaml-cpp shares an alias's node instead of copying it, and the readers
+  // look only where servers can be: a walk that expanded the aliases would
+  // visit 10^10 values and never finish within the test's timeout.
+  std::string text = "apiVersion: v1\nkind: Pod\nmetadata: {name: laughs}\nspec:\n  l0: &l0 [lol";
+  for (int i = 1; i < 10; ++i) {
+    text += ", lol";
+  }
+  text += "]\n";
+  for (int level = 1; level <= 9; ++level) {
+    text += fmt::format("  l{}: &l{} [*l{}", level, level, level - 1);
+    for (int i = 1; i < 10; ++i) {
+      text += fmt::format(", *l{}", level - 1);
+    }
+    text += "]\n";
+  }
+  text += "  containers:\n    - name: s\n      args: *l9\n";
+  test::TempDir dir;
+  const std::string laughs = dir.write("laughs.yaml", text);
+  // The position is the anchored list's (l9, line 13), where yaml-cpp puts an alias's node.
+  CHECK(test::error_of([&] { io::read_manifests({laughs}, {}); }) ==
+        laughs + ":13:7: Pod/laughs container s: spec.containers[0].args: expected a list of strings");
 }
 
 TEST_CASE("read_manifests: an srt-slurm recipe's keys become flags as srtctl writes them", "[io][manifest]")
