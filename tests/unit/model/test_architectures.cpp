@@ -12,6 +12,8 @@
 #include "core/profile.hpp"
 #include "util/error.hpp"
 
+#include "../../support/model_read.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
@@ -27,22 +29,16 @@ using nlohmann::json;
 
 namespace {
 
-const std::string k_origin = "test/config.json";
+const std::string& k_origin = test::k_model_origin;
 
 ModelSpec read(const json& config)
 {
-  return read_model_config(config, "test-model", k_origin);
+  return test::read_model(config);
 }
 
 InputError read_error(const json& config)
 {
-  try {
-    read(config);
-  } catch (const InputError& e) {
-    return e;
-  }
-  FAIL("expected an InputError");
-  throw std::logic_error("unreachable");
+  return test::read_model_error(config);
 }
 
 /// One expected state tensor of one rank: its per-slot shape, item_len in

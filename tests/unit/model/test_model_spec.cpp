@@ -1,6 +1,8 @@
 #include "model/model_spec.hpp"
 #include "util/error.hpp"
 
+#include "../../support/model_read.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
@@ -15,29 +17,16 @@ using nlohmann::json;
 
 namespace {
 
-const std::string k_origin = "test/config.json";
+const std::string& k_origin = test::k_model_origin;
 
 ModelSpec read(const json& config)
 {
-  return read_model_config(config, "test-model", k_origin);
-}
-
-/// Runs `f`, which must throw InputError, and returns it for exact checks.
-template <typename F>
-InputError input_error_of(F&& f)
-{
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e;
-  }
-  FAIL("expected an InputError");
-  throw std::logic_error("unreachable");
+  return test::read_model(config);
 }
 
 InputError read_error(const json& config)
 {
-  return input_error_of([&] { read(config); });
+  return test::read_model_error(config);
 }
 
 std::vector<int> range_ids(int begin, int end)
