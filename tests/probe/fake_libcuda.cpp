@@ -18,6 +18,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -42,7 +43,9 @@ int g_fake_context_tag = 0; // the primary context's address is its handle
 struct State
 {
   std::mutex mutex;
-  bool initialised = false;
+  // Read without the mutex by every entry point, and set by cuInit, which both
+  // probe ends may call at once (the real driver allows that too).
+  std::atomic<bool> initialised{false};
   int context_refs = 0;
   std::map<unsigned long long, unsigned long long> allocations; // base -> size
 
