@@ -30,16 +30,8 @@ using nlohmann::json;
 namespace {
 
 const std::string& k_origin = test::k_model_origin;
-
-ModelSpec read(const json& config)
-{
-  return test::read_model(config);
-}
-
-InputError read_error(const json& config)
-{
-  return test::read_model_error(config);
-}
+ModelSpec read(const json& config) { return test::read_model(config); }
+InputError read_error(const json& config) { return test::read_model_error(config); }
 
 /// One expected state tensor of one rank: its per-slot shape, item_len in
 /// bytes and the dim it registers.

@@ -18,16 +18,8 @@ using nlohmann::json;
 namespace {
 
 const std::string& k_origin = test::k_model_origin;
-
-ModelSpec read(const json& config)
-{
-  return test::read_model(config);
-}
-
-InputError read_error(const json& config)
-{
-  return test::read_model_error(config);
-}
+ModelSpec read(const json& config) { return test::read_model(config); }
+InputError read_error(const json& config) { return test::read_model_error(config); }
 
 std::vector<int> range_ids(int begin, int end)
 {
