@@ -40,6 +40,16 @@ void check_layer_count(const KeyReader& r, std::string_view list_key, std::size_
   }
 }
 
+int layer_count_of_list(const KeyReader& r, std::string_view list_key, std::size_t list_size)
+{
+  const int layers = r.narrow(list_key, static_cast<std::int64_t>(list_size));
+  const json* declared = r.find("num_hidden_layers");
+  if (declared != nullptr && !declared->is_null()) {
+    check_layer_count(r, list_key, list_size, r.count("num_hidden_layers"));
+  }
+  return layers;
+}
+
 // Attention heads matter only for the layers that have attention; a config
 // without any may leave them out.
 void read_attention_heads(const KeyReader& r, ModelSpec& spec)

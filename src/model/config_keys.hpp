@@ -183,6 +183,10 @@ private:
 /// `list_key`'s entry count must be num_hidden_layers.
 void check_layer_count(const KeyReader& r, std::string_view list_key, std::size_t list_size, int num_layers);
 
+/// The layer count of a config whose `list_key` names every layer: the list's
+/// length, which `num_hidden_layers` must equal when the config has one.
+int layer_count_of_list(const KeyReader& r, std::string_view list_key, std::size_t list_size);
+
 /// Attention heads matter only for the layers that have attention; a config
 /// without any may leave them out.
 void read_attention_heads(const KeyReader& r, ModelSpec& spec);

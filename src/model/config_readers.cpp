@@ -106,11 +106,7 @@ void read_nemotron_h(const ReaderInput& in, ModelSpec& spec)
     r.missing("hybrid_override_pattern", "a string such as \"M-M*-\", or a 'layers_block_type' list");
   }
 
-  // The pattern is the layer list; num_hidden_layers, when present, must agree.
-  spec.num_hidden_layers = r.narrow(list_key, static_cast<std::int64_t>(list_size));
-  if (r.find("num_hidden_layers") != nullptr && !r.find("num_hidden_layers")->is_null()) {
-    check_layer_count(r, list_key, list_size, r.count("num_hidden_layers"));
-  }
+  spec.num_hidden_layers = layer_count_of_list(r, list_key, list_size);
   if (spec.state_layer_ids.empty()) {
     not_hybrid(r, fmt::format("no Mamba layer in '{}'", list_key));
   }
@@ -286,10 +282,7 @@ void read_jet(const ReaderInput& in, ModelSpec& spec)
   spec.family = StateFamily::gdn;
   spec.gdn_conv_shard_groups = false;
   const std::vector<std::string> types = r.strings("layer_types");
-  spec.num_hidden_layers = r.narrow("layer_types", static_cast<std::int64_t>(types.size()));
-  if (r.find("num_hidden_layers") != nullptr && !r.find("num_hidden_layers")->is_null()) {
-    check_layer_count(r, "layer_types", types.size(), r.count("num_hidden_layers"));
-  }
+  spec.num_hidden_layers = layer_count_of_list(r, "layer_types", types.size());
   for (std::size_t i = 0; i < types.size(); ++i) {
     if (types[i] == "jet") {
       spec.state_layer_ids.push_back(static_cast<int>(i));
@@ -462,10 +455,7 @@ void read_simple_gla(const ReaderInput& in, ModelSpec& spec)
     not_hybrid(r, "no 'mixer_types'");
   }
   const std::vector<std::string> types = r.strings("mixer_types");
-  spec.num_hidden_layers = r.narrow("mixer_types", static_cast<std::int64_t>(types.size()));
-  if (r.find("num_hidden_layers") != nullptr && !r.find("num_hidden_layers")->is_null()) {
-    check_layer_count(r, "mixer_types", types.size(), r.count("num_hidden_layers"));
-  }
+  spec.num_hidden_layers = layer_count_of_list(r, "mixer_types", types.size());
   for (std::size_t i = 0; i < types.size(); ++i) {
     if (types[i] == "lightning" || types[i] == "lightning_attn" || types[i] == "lightning-attn") {
       spec.state_layer_ids.push_back(static_cast<int>(i));

@@ -8,18 +8,15 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <climits>
 #include <string_view>
 
 namespace pdcheck::model {
 
-namespace {
-
 using nlohmann::json;
-using namespace config;
-
-} // namespace
+using config::join;
+using config::KeyReader;
+using config::ReaderInput;
+using config::read_config;
 
 std::string_view state_family_name(StateFamily f)
 {
