@@ -17,10 +17,8 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
-#include <atomic>
 #include <chrono>
 #include <functional>
-#include <future>
 #include <limits>
 #include <thread>
 
@@ -75,11 +73,12 @@ struct EndRun
 {
   ProbeReport report;
   std::vector<nlohmann::json> answers; ///< what the end under test sent the scripted peer
+  double seconds = 0;                  ///< how long the end under test ran
 };
 
 /// The decode end (fake verbs) against a scripted prefill that writes what
 /// `script` writes, then reads until the decode end closes.
-EndRun decode_end_against(const std::function<void(int fd)>& script, bool read_answers = true)
+EndRun decode_end_against(const std::function<void(int fd)>& script, bool read_answers = true, int timeout = 5)
 {
   const Listener l = Listener::bind("127.0.0.1", 0, Phase::handshake);
   EndRun out;
@@ -96,7 +95,11 @@ EndRun decode_end_against(const std::function<void(int fd)>& script, bool read_a
   });
   Fd oob = l.accept(Deadline::after(5), Phase::handshake);
   FakeVerbsTransport t(std::make_shared<FakeFabric>());
-  out.report = run_decode_end(side(sglang::Role::decode), options(), std::move(oob), t);
+  ProbeOptions o = options();
+  o.timeout = timeout;
+  const auto t0 = std::chrono::steady_clock::now();
+  out.report = run_decode_end(side(sglang::Role::decode), o, std::move(oob), t);
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   peer.join();
   return out;
 }
@@ -439,41 +442,6 @@ TEST_CASE("probe::PeerObject: every integer is checked against the type it is re
   CHECK(error([&] { in.text_or("small", ""); }) == "the peer's test has small = 7: expected a string");
 }
 
-namespace {
-
-/// The decode end against a scripted prefill with `timeout` seconds for each
-/// step, and how long the end took to stop.
-struct TimedRun
-{
-  EndRun run;
-  double seconds = 0;
-};
-
-TimedRun decode_end_within(int timeout, const std::function<void(int fd)>& script)
-{
-  const Listener l = Listener::bind("127.0.0.1", 0, Phase::handshake);
-  TimedRun out;
-  std::thread peer([&] {
-    Fd fd = connect_to("127.0.0.1", l.port(), Deadline::after(5), Phase::handshake);
-    try {
-      script(fd.get());
-    } catch (const ProbeError&) {
-      // the decode end closed while the script was writing
-    }
-  });
-  Fd oob = l.accept(Deadline::after(5), Phase::handshake);
-  FakeVerbsTransport t(std::make_shared<FakeFabric>());
-  ProbeOptions o = options();
-  o.timeout = timeout;
-  const auto t0 = std::chrono::steady_clock::now();
-  out.run.report = run_decode_end(side(sglang::Role::decode), o, std::move(oob), t);
-  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  peer.join();
-  return out;
-}
-
-} // namespace
-
 TEST_CASE("probe::run_decode_end: a peer with the wrong magic is refused and told so", "[probe]")
 {
   nlohmann::json hello = prefill_hello();
@@ -487,35 +455,38 @@ TEST_CASE("probe::run_decode_end: a peer with the wrong magic is refused and tol
 
 TEST_CASE("probe::run_decode_end: a message cut short, then silence, ends at the deadline", "[probe]")
 {
-  const TimedRun t = decode_end_within(1, [](int fd) {
-    send_frame(fd, 100, "{\"type\": \"hel");
-    // Silent, connection open, until the decode end gives up and closes.
-    char sink[256];
-    while (::recv(fd, sink, sizeof sink, 0) > 0) {
-    }
-  });
-  REQUIRE(t.run.report.failure);
-  CHECK(t.run.report.failure->phase == "handshake");
-  CHECK(t.run.report.verdict == pdcheck::Verdict::cannot_run);
+  const EndRun t = decode_end_against(
+    [](int fd) {
+      send_frame(fd, 100, "{\"type\": \"hel");
+      // Silent, connection open, until the decode end gives up and closes.
+      char sink[256];
+      while (::recv(fd, sink, sizeof sink, 0) > 0) {
+      }
+    },
+    false, 1);
+  REQUIRE(t.report.failure);
+  CHECK(t.report.failure->phase == "handshake");
+  CHECK(t.report.verdict == pdcheck::Verdict::cannot_run);
   CHECK(t.seconds < 3.0); // 1 s deadline, generous for a loaded CI machine
 }
 
 TEST_CASE("probe::run_decode_end: one byte at a time does not stretch the deadline", "[probe]")
 {
-  std::atomic<bool> stop{false};
-  const TimedRun t = decode_end_within(1, [&stop](int fd) {
-    const std::string text = prefill_hello().dump();
-    const std::uint8_t header[4] = {0, 0, static_cast<std::uint8_t>(text.size() >> 8),
-                                    static_cast<std::uint8_t>(text.size())};
-    send_all(fd, header, 4, Deadline::after(5), Phase::handshake);
-    for (std::size_t i = 0; i < text.size() && !stop; ++i) {
-      send_all(fd, &text[i], 1, Deadline::after(5), Phase::handshake);
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-  });
-  stop = true;
-  REQUIRE(t.run.report.failure);
-  CHECK(t.run.report.failure->phase == "handshake");
+  const EndRun t = decode_end_against(
+    [](int fd) {
+      const std::string text = prefill_hello().dump();
+      const std::uint8_t header[4] = {0, 0, static_cast<std::uint8_t>(text.size() >> 8),
+                                      static_cast<std::uint8_t>(text.size())};
+      send_all(fd, header, 4, Deadline::after(5), Phase::handshake);
+      // Ends when the decode end closes and a send fails.
+      for (const char c : text) {
+        send_all(fd, &c, 1, Deadline::after(5), Phase::handshake);
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+    },
+    false, 1);
+  REQUIRE(t.report.failure);
+  CHECK(t.report.failure->phase == "handshake");
   CHECK(t.seconds < 3.0);
 }
 
