@@ -3,6 +3,7 @@
 // every byte of every slot, then looks for stray writes anywhere else.
 
 #include "plan/meaning.hpp"
+#include "probe/parallel.hpp"
 #include "probe/pattern.hpp"
 #include "probe/peer_fields.hpp"
 #include "probe/probe_session.hpp"
@@ -36,6 +37,51 @@ std::vector<nlohmann::json> regions_json(const StatePools& pools)
                    {"item_len", b.item_len}});
   }
   return out;
+}
+
+/// Verifies one request's slot on every rank and entry, whatever the prefill
+/// said, then zeroes it again. The slots are brought to host memory and reset
+/// one buffer at a time (GPU copies); the checks, independent per entry, run
+/// on several cores for a large state, each into its own tally, merged in
+/// entry order so the report reads as if one thread did it.
+VerifyTally verify_request(StatePools& pools, const model::Layout& layout, const std::vector<plan::RankMeaning>& meanings,
+                           std::int64_t dst_slot, std::int64_t src_slot)
+{
+  struct Job
+  {
+    std::size_t rank;
+    int entry;
+    std::size_t buffer;
+    std::uint64_t offset;
+    std::uint64_t length;
+  };
+  std::vector<Job> jobs;
+  std::int64_t bytes = 0;
+  for (std::size_t ri = 0; ri < layout.ranks.size(); ++ri) {
+    for (int e = 0; e < meanings[ri].entry_count(); ++e) {
+      const std::size_t bi = pools.buffer_index(static_cast<int>(ri), e);
+      const EntryBuffer& b = pools.buffers()[bi];
+      if (b.item_len == 0) {
+        continue;
+      }
+      const Job job{ri, e, bi, static_cast<std::uint64_t>(dst_slot * b.item_len), static_cast<std::uint64_t>(b.item_len)};
+      pools.bring_to_host(bi, job.offset, job.length);
+      jobs.push_back(job);
+      bytes += b.item_len;
+    }
+  }
+  std::vector<VerifyTally> tallies(jobs.size());
+  run_parallel(jobs.size(), threads_for(bytes, jobs.size()), [&](std::size_t i) {
+    const Job& j = jobs[i];
+    verify_slot(meanings[j.rank], static_cast<int>(j.rank), j.entry, src_slot, pools.buffers()[j.buffer].data + j.offset,
+                tallies[i]);
+  });
+  VerifyTally tally;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    tally.merge(tallies[i]);
+    pools.reset(jobs[i].buffer, jobs[i].offset, jobs[i].length); // back to k_poison
+  }
+  return tally;
 }
 
 } // namespace
@@ -174,24 +220,10 @@ ProbeReport run_decode_end(const sglang::Side& decode, const ProbeOptions& o, Fd
           req.outcome = "failed";
           req.transport_error = done_in.text_or("transport_error", "");
         }
-        // Verify every byte of the request's slot on every rank, whatever the
-        // prefill says: a skipped or failed transfer must show as missing state.
+        // Every byte of the request's slot on every rank, whatever the prefill
+        // says: a skipped or failed transfer must show as missing state.
         const auto v0 = Clock::now();
-        VerifyTally tally;
-        for (std::size_t ri = 0; ri < layout.ranks.size(); ++ri) {
-          for (int e = 0; e < meanings[ri].entry_count(); ++e) {
-            const std::size_t bi = pools->buffer_index(static_cast<int>(ri), e);
-            const EntryBuffer& b = pools->buffers()[bi];
-            if (b.item_len == 0) {
-              continue;
-            }
-            const auto offset = static_cast<std::uint64_t>(req.dst_slot * b.item_len);
-            const auto item_len = static_cast<std::uint64_t>(b.item_len);
-            pools->bring_to_host(bi, offset, item_len);
-            verify_slot(meanings[ri], static_cast<int>(ri), e, req.src_slot, b.data + offset, tally);
-            pools->reset(bi, offset, item_len); // back to k_poison
-          }
-        }
+        const VerifyTally tally = verify_request(*pools, layout, meanings, req.dst_slot, req.src_slot);
         verify_seconds += seconds_since(v0);
         verify_bytes += tally.bytes;
         req.wrong_bytes = tally.wrong;

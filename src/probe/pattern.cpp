@@ -1,15 +1,14 @@
 #include "probe/pattern.hpp"
 
+#include "probe/pattern_kernels.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstring>
 
 namespace pdcheck::probe {
 
 namespace {
-
-constexpr std::uint32_t k_step = 0x9E3779B1u; // golden-ratio increment: neighbours differ in every byte
 
 std::uint32_t mix(std::uint64_t h)
 {
@@ -29,62 +28,6 @@ std::uint32_t seed_of(const plan::LogicalByte& at, std::int64_t slot)
   h = (h ^ static_cast<std::uint64_t>(at.itemsize)) * 0x100000001b3ULL;
   h = (h ^ static_cast<std::uint64_t>(slot + 1)) * 0x100000001b3ULL;
   return mix(h);
-}
-
-/// x walks a Weyl sequence (x0 + i * golden ratio), whose high bits already
-/// look random from byte to byte; two shifts and an xor fold them into a byte
-/// without a multiply, which SSE2 (the x86-64 baseline) has no 32-bit form of.
-inline std::uint8_t value_at(std::uint32_t x)
-{
-  return static_cast<std::uint8_t>(((x >> 24) ^ (x >> 13)) | 1u);
-}
-
-// Eight lanes at a time with GCC/Clang vector extensions: at -O2 GCC 12 does
-// not vectorise the scalar loops, and verification must reach >= 2 GB/s/core.
-using U32x8 = std::uint32_t __attribute__((vector_size(32)));
-using U8x8 = std::uint8_t __attribute__((vector_size(8)));
-
-constexpr U32x8 k_lanes = {0 * k_step, 1 * k_step, 2 * k_step, 3 * k_step,
-                           4 * k_step, 5 * k_step, 6 * k_step, 7 * k_step};
-
-inline U8x8 values8(const U32x8& v)
-{
-  return __builtin_convertvector(((v >> 24) ^ (v >> 13)) | 1u, U8x8);
-}
-
-void fill_run(std::uint8_t* p, std::int64_t n, std::uint32_t x0)
-{
-  std::int64_t i = 0;
-  U32x8 x = x0 + k_lanes;
-  for (; i + 8 <= n; i += 8) {
-    const U8x8 v = values8(x);
-    std::memcpy(p + i, &v, 8);
-    x += 8 * k_step;
-  }
-  for (; i < n; ++i) {
-    p[i] = value_at(x0 + static_cast<std::uint32_t>(i) * k_step);
-  }
-}
-
-/// True when the run holds exactly the pattern.
-bool run_matches(const std::uint8_t* p, std::int64_t n, std::uint32_t x0)
-{
-  U8x8 diff = {};
-  std::int64_t i = 0;
-  U32x8 x = x0 + k_lanes;
-  for (; i + 8 <= n; i += 8) {
-    U8x8 got;
-    std::memcpy(&got, p + i, 8);
-    diff |= got ^ values8(x);
-    x += 8 * k_step;
-  }
-  std::uint8_t tail = 0;
-  for (; i < n; ++i) {
-    tail |= static_cast<std::uint8_t>(p[i] ^ value_at(x0 + static_cast<std::uint32_t>(i) * k_step));
-  }
-  std::uint64_t folded = 0;
-  std::memcpy(&folded, &diff, 8);
-  return folded == 0 && tail == 0;
 }
 
 /// Bytes per channel row of the tensor that `offset` of `entry` falls in, so a
@@ -139,7 +82,7 @@ RunStart run_at(const plan::RankMeaning& m, int entry, std::int64_t offset, std:
   r.where = m.locate(entry, offset);
   const std::int64_t inner = std::max<std::int64_t>(1, inner_bytes_at(m, entry, offset));
   const std::int64_t linear = r.where.at.channel * inner + r.where.at.byte;
-  r.x0 = seed_of(r.where.at, slot) + static_cast<std::uint32_t>(linear) * k_step;
+  r.x0 = seed_of(r.where.at, slot) + static_cast<std::uint32_t>(linear) * k_pattern_step;
   // A run of 0 means "no known geometry" (zero-size tensor): take one byte so
   // the walk always advances.
   r.length = std::clamp<std::int64_t>(r.where.run, 1, item_len - offset);
@@ -172,7 +115,7 @@ void fill_slot(const plan::RankMeaning& meaning, int entry, std::int64_t slot, s
   std::int64_t offset = 0;
   while (offset < item_len) {
     const RunStart r = run_at(meaning, entry, offset, item_len, slot);
-    fill_run(out + offset, r.length, r.x0);
+    fill_pattern_run(out + offset, r.length, r.x0);
     offset += r.length;
   }
 }
@@ -187,14 +130,14 @@ void verify_slot(const plan::RankMeaning& meaning, int rank_index, int entry, st
     const RunStart r = run_at(meaning, entry, offset, item_len, src_slot);
     const std::uint8_t* p = data + offset;
     const std::uint32_t x0 = r.x0;
-    // Fast path: one OR-reduction over the run, eight bytes at a time.
-    if (!run_matches(p, r.length, x0)) {
+    // Fast path: one OR-reduction over the run, sixteen bytes at a time.
+    if (!pattern_run_matches(p, r.length, x0)) {
       // Slow path only for runs that hold a mismatch: split into ranges of
       // wrong bytes, each marked "never arrived" when it is all initial zeros.
       const std::string tensor = tensor_name_at(meaning, entry, offset);
       std::int64_t i = 0;
       while (i < r.length) {
-        if (p[i] == value_at(x0 + static_cast<std::uint32_t>(i) * k_step)) {
+        if (p[i] == pattern_byte(x0 + static_cast<std::uint32_t>(i) * k_pattern_step)) {
           ++i;
           continue;
         }
@@ -207,7 +150,7 @@ void verify_slot(const plan::RankMeaning& meaning, int rank_index, int entry, st
         // reads as one range rather than hundreds of fragments.
         constexpr std::int64_t k_bridge = 16;
         for (; i < r.length && i - last_bad <= k_bridge; ++i) {
-          if (p[i] != value_at(x0 + static_cast<std::uint32_t>(i) * k_step)) {
+          if (p[i] != pattern_byte(x0 + static_cast<std::uint32_t>(i) * k_pattern_step)) {
             zeros = zeros && p[i] == k_poison;
             ++bad;
             last_bad = i;
@@ -235,11 +178,7 @@ void verify_slot(const plan::RankMeaning& meaning, int rank_index, int entry, st
 void verify_untouched(int rank_index, int entry, const std::string& tensor, const std::uint8_t* data,
                       std::int64_t length, std::int64_t slot_offset, VerifyTally& tally)
 {
-  std::uint8_t any = 0;
-  for (std::int64_t i = 0; i < length; ++i) {
-    any |= data[i];
-  }
-  if (any == 0) {
+  if (all_zero(data, length)) {
     return;
   }
   std::int64_t i = 0;

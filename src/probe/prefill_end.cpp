@@ -5,6 +5,7 @@
 #include "check/checker.hpp"
 #include "core/rules.hpp"
 #include "plan/meaning.hpp"
+#include "probe/parallel.hpp"
 #include "probe/pattern.hpp"
 #include "probe/peer_fields.hpp"
 #include "probe/probe_session.hpp"
@@ -31,6 +32,39 @@ namespace pdcheck::probe {
 using namespace steps;
 
 namespace {
+
+/// Writes the pattern of every slot of every entry on every rank, spread over
+/// the host's cores for a large pool (each job is one slot: disjoint bytes).
+void fill_pools(const StatePools& pools, const model::Layout& layout, const model::ModelSpec& model, int slots)
+{
+  std::vector<plan::RankMeaning> meanings;
+  meanings.reserve(layout.ranks.size());
+  for (const model::RankLayout& rank : layout.ranks) {
+    meanings.emplace_back(model, rank, layout.attn_tp_size);
+  }
+  struct Job
+  {
+    std::size_t rank;
+    int entry;
+    int slot;
+  };
+  std::vector<Job> jobs;
+  std::int64_t bytes = 0;
+  for (std::size_t ri = 0; ri < layout.ranks.size(); ++ri) {
+    for (int e = 0; e < meanings[ri].entry_count(); ++e) {
+      const EntryBuffer& b = pools.buffer(static_cast<int>(ri), e);
+      for (int s = 0; s < slots && b.item_len > 0; ++s) {
+        jobs.push_back({ri, e, s});
+        bytes += b.item_len;
+      }
+    }
+  }
+  run_parallel(jobs.size(), threads_for(bytes, jobs.size()), [&](std::size_t i) {
+    const Job& j = jobs[i];
+    const EntryBuffer& b = pools.buffer(static_cast<int>(j.rank), j.entry);
+    fill_slot(meanings[j.rank], j.entry, j.slot, b.data + j.slot * b.item_len);
+  });
+}
 
 /// The checker's input for one request: both sides, its slots and the live
 /// TransferInfo's index count (as a captured one would be given), so the plans
@@ -160,15 +194,7 @@ ProbeReport run_prefill_end(const sglang::Side& prefill, const ProbeOptions& o, 
     allocate_pools(r, layout, o, gpu, pools);
 
     std::optional<PhaseTimer> t(std::in_place, r, Phase::fill);
-    for (std::size_t ri = 0; ri < layout.ranks.size(); ++ri) {
-      const plan::RankMeaning meaning(prefill.model, layout.ranks[ri], layout.attn_tp_size);
-      for (int e = 0; e < meaning.entry_count(); ++e) {
-        const EntryBuffer& b = pools->buffer(static_cast<int>(ri), e);
-        for (int s = 0; s < o.slots && b.item_len > 0; ++s) {
-          fill_slot(meaning, e, s, b.data + s * b.item_len);
-        }
-      }
-    }
+    fill_pools(*pools, layout, prefill.model, o.slots);
     pools->publish_filled();
     t->phase().bytes = r.pool_bytes;
     t->done();
