@@ -175,9 +175,10 @@ _pdcheck()
     --out) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --backend) COMPREPLY=($(compgen -W 'auto mooncake mori nixl' -- "$cur")); return ;;
     --max-transfer-infos) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --max-registrations) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --format) COMPREPLY=($(compgen -W 'text json' -- "$cur")); return ;;
     esac
-    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--help --help -h --port --host --out --backend --max-transfer-infos --format' -- "$cur")); return; fi
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W '--help --help -h --port --host --out --backend --max-transfer-infos --max-registrations --format' -- "$cur")); return; fi
     COMPREPLY=($(compgen -f -- "$cur"))
     ;;
   probe)

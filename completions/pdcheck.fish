@@ -122,7 +122,8 @@ complete -c pdcheck -n '__fish_seen_subcommand_from capture' -l port -r -F -d 'O
 complete -c pdcheck -n '__fish_seen_subcommand_from capture' -l host -r -F -d 'Only TCP flows from or to this IPv4/IPv6 address'
 complete -c pdcheck -n '__fish_seen_subcommand_from capture' -l out -r -F -d 'Directory for the capture files (created when needed)'
 complete -c pdcheck -n '__fish_seen_subcommand_from capture' -l backend -x -a 'auto mooncake mori nixl' -d 'Transfer backend of the messages: auto (guard frames), mooncake, mori, nixl'
-complete -c pdcheck -n '__fish_seen_subcommand_from capture' -l max-transfer-infos -r -F -d 'Write and list at most this many TransferInfos (all are counted); registrations are always written'
+complete -c pdcheck -n '__fish_seen_subcommand_from capture' -l max-transfer-infos -r -F -d 'Write and list at most this many TransferInfos (all are counted)'
+complete -c pdcheck -n '__fish_seen_subcommand_from capture' -l max-registrations -r -F -d 'Write and list at most this many distinct registrations (all are counted; a repeat of one written, same sender, endpoint, rank and frames, is counted as a repeat)'
 complete -c pdcheck -n '__fish_seen_subcommand_from capture' -l format -x -a 'text json' -d 'Output format'
 complete -c pdcheck -n '__fish_seen_subcommand_from capture' -F
 complete -c pdcheck -n '__fish_seen_subcommand_from probe' -l help -s h -r -F -d 'Print this help message and exit'

@@ -140,8 +140,16 @@ void Analyzer::on_zmtp_message(std::size_t f, const ZmtpMessage& m)
   if (found.kind != MessageKind::unclassified) {
     m_kind_counts[kind_count_index(*found.backend, found.kind)] += 1;
   }
-  if (found.kind != MessageKind::transfer_info || m_report.transfer_infos <= m_options.max_listed_transfer_infos) {
-    found.listed_as = m_report.messages.size();
+  switch (found.kind) {
+  case MessageKind::registration: place_registration(found, m.frames, flow); break;
+  case MessageKind::transfer_info:
+    if (m_report.transfer_infos <= m_options.max_listed_transfer_infos) {
+      found.listed_as = m_report.messages.size();
+    } else {
+      m_report.transfer_infos_not_listed += 1;
+    }
+    break;
+  case MessageKind::unclassified: found.listed_as = m_report.messages.size(); break;
   }
   if (m_options.on_message) {
     m_options.on_message(found, flow, m.frames);
@@ -150,6 +158,29 @@ void Analyzer::on_zmtp_message(std::size_t f, const ZmtpMessage& m)
     flow.messages.push_back(*found.listed_as);
     m_report.messages.push_back(std::move(found));
   }
+}
+
+void Analyzer::place_registration(FoundMessage& found, const wire::Frames& frames, const FlowReport& flow)
+{
+  const RegistrationKey key{flow.src.address, flow.dst, *found.backend, found.dst_tp_rank.value_or(-1)};
+  const auto it = m_listed_registrations.find(key);
+  if (it != m_listed_registrations.end()) {
+    for (const auto& [seen, index] : it->second) {
+      if (seen == frames) {
+        found.repeat_of = index;
+        m_report.registrations_repeated += 1;
+        return;
+      }
+    }
+  }
+  if (m_listed_registration_count >= m_options.max_listed_registrations) {
+    m_report.registrations_not_listed += 1;
+    return;
+  }
+  auto& listed = m_listed_registrations[key];
+  found.listed_as = m_report.messages.size();
+  listed.emplace_back(frames, *found.listed_as);
+  m_listed_registration_count += 1;
 }
 
 CaptureReport Analyzer::finish()

@@ -43,8 +43,13 @@ struct AnalyzerOptions
   std::optional<TransferBackend> backend;    ///< nullopt: from guard frames and frame shape
   MessageSink on_message;                    ///< optional
   /// TransferInfos listed one by one in the report (all go to on_message and are
-  /// counted); registrations and unclassified messages are always listed.
+  /// counted); unclassified messages are always listed.
   std::size_t max_listed_transfer_infos = SIZE_MAX;
+  /// Distinct registrations listed; a registration that repeats one already
+  /// listed (same decode host, prefill endpoint, backend, rank and frames, as
+  /// SGLang's decode sends again on every new connection) is counted as a
+  /// repeat, not listed; past the cap, other registrations are counted.
+  std::size_t max_listed_registrations = SIZE_MAX;
 };
 
 enum class MessageKind { registration, transfer_info, unclassified };
@@ -65,9 +70,12 @@ struct FoundMessage
   std::optional<std::int64_t> dst_attn_tp;    ///< registration: the decode attention TP size
   std::optional<std::string> room;            ///< transfer_info: bootstrap_room
   std::string problem; ///< unclassified: why
-  /// Index into CaptureReport::messages; unset for a TransferInfo past
-  /// AnalyzerOptions::max_listed_transfer_infos (counted, not listed).
+  /// Index into CaptureReport::messages; unset for a TransferInfo or a
+  /// registration past its cap, and for a repeated registration (counted, not listed).
   std::optional<std::size_t> listed_as;
+  /// A registration byte-identical to the listed one at this index of
+  /// CaptureReport::messages, from the same decode host to the same endpoint.
+  std::optional<std::size_t> repeat_of;
 };
 
 /// "mooncake registration (frame 0 None, no guard frame), generation components",
@@ -111,6 +119,9 @@ struct CaptureReport
   std::uint64_t registrations = 0;
   std::uint64_t transfer_infos = 0;
   std::uint64_t unclassified = 0;
+  std::uint64_t registrations_repeated = 0;    ///< identical re-sends of a listed registration
+  std::uint64_t registrations_not_listed = 0;  ///< distinct ones past max_listed_registrations
+  std::uint64_t transfer_infos_not_listed = 0; ///< past max_listed_transfer_infos
   /// Messages by "<backend> <kind>" ("mooncake registration") or "unclassified".
   std::map<std::string, std::uint64_t> by_kind;
   std::uint64_t packets = 0;
@@ -154,6 +165,22 @@ private:
   std::vector<std::unique_ptr<Flow>> m_flows;
   std::map<std::pair<Endpoint, Endpoint>, std::size_t> m_flow_index;
   std::array<std::uint64_t, 6> m_kind_counts{}; ///< classified messages by backend x kind
+
+  /// The listed registrations by who sent them where, for finding repeats:
+  /// (decode address, prefill endpoint, backend, rank) -> (frames, message index).
+  struct RegistrationKey
+  {
+    Address from;
+    Endpoint to;
+    TransferBackend backend;
+    std::int64_t rank;
+    auto operator<=>(const RegistrationKey&) const = default;
+  };
+  std::map<RegistrationKey, std::vector<std::pair<wire::Frames, std::size_t>>> m_listed_registrations;
+  std::size_t m_listed_registration_count = 0;
+
+  /// Where a registration goes in the report: listed, a repeat, or past the cap.
+  void place_registration(FoundMessage& found, const wire::Frames& frames, const FlowReport& flow);
 };
 
 /// What a message is: the guard frame decides the backend (MoriMsgGuard,

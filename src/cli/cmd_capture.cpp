@@ -31,6 +31,7 @@ struct CaptureOptions
   std::string backend = "auto";
   ReportOptions report;
   std::size_t max_transfer_infos = 1000;
+  std::size_t max_registrations = 1000;
 };
 
 capture::AnalyzerOptions analyzer_options(const CaptureOptions& o)
@@ -49,6 +50,7 @@ capture::AnalyzerOptions analyzer_options(const CaptureOptions& o)
     a.backend = wire::parse_wire_backend(o.backend);
   }
   a.max_listed_transfer_infos = o.max_transfer_infos;
+  a.max_listed_registrations = o.max_registrations;
   return a;
 }
 
@@ -92,7 +94,8 @@ public:
 
   void operator()(const capture::FoundMessage& m, const wire::Frames& frames, const capture::FlowReport& f)
   {
-    // What the analyzer lists is written: every registration, the first
+    // What the analyzer lists is written: the first --max-registrations
+    // distinct registrations (repeats are counted) and the first
     // --max-transfer-infos TransferInfos (the rest are counted).
     if (!m.listed_as || m.kind == capture::MessageKind::unclassified) {
       return;
@@ -169,7 +172,7 @@ Verdict run_capture_command(const CaptureOptions& o, CommandContext& ctx)
     throw;
   }
   const report::PcapFile pcap{o.pcap, s.format, s.linktype, s.linktype_name};
-  const report::CaptureRun run{o.out, o.max_transfer_infos, writer.written()};
+  const report::CaptureRun run{o.out, o.max_transfer_infos, o.max_registrations, writer.written()};
   *ctx.out << (o.report.format == "json" ? report::capture_summary_to_json(pcap, s.report, run).dump(2) + "\n"
                                          : report::capture_summary_to_text(pcap, s.report, run));
   // Finding nothing is an answer, not an error: the summary says why.
@@ -192,7 +195,11 @@ void install_capture(CLI::App& app, CommandContext& ctx)
     ->check(CLI::IsMember({"auto", "mooncake", "mori", "nixl"}))
     ->capture_default_str();
   cmd->add_option("--max-transfer-infos", o->max_transfer_infos,
-                  "Write and list at most this many TransferInfos (all are counted); registrations are always written")
+                  "Write and list at most this many TransferInfos (all are counted)")
+    ->capture_default_str();
+  cmd->add_option("--max-registrations", o->max_registrations,
+                  "Write and list at most this many distinct registrations (all are counted; a repeat of one "
+                  "written, same sender, endpoint, rank and frames, is counted as a repeat)")
     ->capture_default_str();
   add_report_options(cmd, o->report);
   cmd->callback([o, &ctx] { ctx.verdict = run_capture_command(*o, ctx); });

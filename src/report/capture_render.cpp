@@ -89,9 +89,19 @@ std::string capture_summary_to_text(const PcapFile& pcap, const capture::Capture
                          counted(static_cast<long long>(m.frame_count), "frame"), m.problem);
     }
   }
-  if (r.transfer_infos > run.max_transfer_infos) {
+  if (r.registrations_repeated > 0) {
+    out += fmt::format("{} not written again: the same decode host, prefill endpoint, rank and frames as one written "
+                       "(SGLang's decode registers again on each new connection)\n",
+                       counted(static_cast<long long>(r.registrations_repeated), "repeated registration"));
+  }
+  if (r.registrations_not_listed > 0) {
+    out += fmt::format("{} counted but not written (--max-registrations {})\n",
+                       counted(static_cast<long long>(r.registrations_not_listed), "more registration"),
+                       run.max_registrations);
+  }
+  if (r.transfer_infos_not_listed > 0) {
     out += fmt::format("{} counted but not written (--max-transfer-infos {})\n",
-                       counted(static_cast<long long>(r.transfer_infos - run.max_transfer_infos), "more TransferInfo"),
+                       counted(static_cast<long long>(r.transfer_infos_not_listed), "more TransferInfo"),
                        run.max_transfer_infos);
   }
   if (!run.written.empty()) {
@@ -119,7 +129,9 @@ nlohmann::ordered_json capture_summary_to_json(const PcapFile& pcap, const captu
   j["ip_fragments"] = r.ip_fragments;
   j["message_count"] = r.message_count;
   j["by_kind"] = r.by_kind;
-  j["transfer_infos_not_written"] = r.transfer_infos > run.max_transfer_infos ? r.transfer_infos - run.max_transfer_infos : 0;
+  j["registrations_repeated"] = r.registrations_repeated;
+  j["registrations_not_written"] = r.registrations_not_listed;
+  j["transfer_infos_not_written"] = r.transfer_infos_not_listed;
   auto flows = nlohmann::ordered_json::array();
   for (const capture::FlowReport& f : r.flows) {
     nlohmann::ordered_json fj;

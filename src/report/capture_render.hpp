@@ -30,6 +30,7 @@ struct CaptureRun
 {
   std::string out;                    ///< --out
   std::size_t max_transfer_infos = 0; ///< --max-transfer-infos
+  std::size_t max_registrations = 0;  ///< --max-registrations
   struct Written
   {
     std::size_t message = 0; ///< index into CaptureReport::messages

@@ -119,6 +119,54 @@ TEST_CASE("capture: a registration and a TransferInfo cut into small segments co
   }
 }
 
+TEST_CASE("capture: a registration sent again is a repeat; other senders, endpoints and frames are not", "[capture]")
+{
+  CaptureTempDir dir;
+  const wire::Frames reg = example_frames("qwen3-next-tp2-rank1-mooncake-components.json");
+  const wire::Frames changed = example_frames("qwen3-next-tp2-rank1-mooncake-flat.json"); // rank 1 too
+  PcapBuilder pcap(test::Link::ethernet, false);
+  const auto send = [&](const TcpEnd& from, const TcpEnd& to, const wire::Frames& frames) {
+    test::send_stream(pcap, from, to, test::zmtp_stream({as_bytes(frames)}), 1448, 1000);
+  };
+  send(k_decode, k_prefill, reg);                                       // 0: listed
+  send({"10.0.0.2", 41240}, k_prefill, reg);                            // a new connection: repeat of 0
+  send({"10.0.0.2", 41241}, k_prefill, reg);                            // again: repeat of 0
+  send({"10.0.0.2", 41242}, {"10.0.0.1", 17001}, reg);                  // another prefill endpoint: listed
+  send({"10.0.0.3", 41234}, k_prefill, reg);                            // another decode host: listed
+  send({"10.0.0.2", 41243}, k_prefill, changed);                        // new frames (a restart): listed
+  send({"10.0.0.2", 41244}, k_prefill, reg);                            // the first again: repeat of 0
+  const std::string path = pcap.write(dir.path / "repeats.pcap");
+
+  std::vector<std::optional<std::size_t>> repeats;
+  capture::AnalyzerOptions o;
+  o.on_message = [&repeats](const capture::FoundMessage& m, const capture::FlowReport&, const wire::Frames&) {
+    repeats.push_back(m.repeat_of);
+  };
+  const capture::CaptureReport r = io::analyze_pcap(path, o).report;
+  CHECK(r.registrations == 7);
+  CHECK(r.registrations_repeated == 3);
+  CHECK(r.registrations_not_listed == 0);
+  REQUIRE(r.messages.size() == 4);
+  CHECK(repeats ==
+        std::vector<std::optional<std::size_t>>{std::nullopt, 0, 0, std::nullopt, std::nullopt, std::nullopt, 0});
+  CHECK(capture::endpoint_text(r.flows[r.messages[1].flow].dst) == "10.0.0.1:17001");
+  CHECK(capture::address_text(r.flows[r.messages[2].flow].src.address) == "10.0.0.3");
+  CHECK(r.messages[3].kind == capture::MessageKind::registration);
+  // Every message still counts in its flow and in the totals.
+  CHECK(r.message_count == 7);
+  CHECK(r.by_kind.at("mooncake registration") == 7);
+
+  SECTION("past --max-registrations distinct ones are counted, not listed; repeats are still repeats")
+  {
+    capture::AnalyzerOptions capped;
+    capped.max_listed_registrations = 2;
+    const capture::CaptureReport c = io::analyze_pcap(path, capped).report;
+    CHECK(c.messages.size() == 2);
+    CHECK(c.registrations_repeated == 3); // the last one comes after the cap was reached
+    CHECK(c.registrations_not_listed == 2);
+  }
+}
+
 TEST_CASE("capture: IPv6, reordering and a retransmission are put back in order", "[capture]")
 {
   CaptureTempDir dir;
@@ -377,6 +425,16 @@ TEST_CASE("pdcheck capture: files for check --decode-capture, summary and JSON",
   CHECK(capped.out.find("wrote 1 capture file to " + capped_out + "/\n") != std::string::npos);
   CHECK(std::filesystem::exists(capped_out + "/0001-registration-mooncake-rank1.json"));
   CHECK_FALSE(std::filesystem::exists(capped_out + "/0002-transfer_info-mori-room7340032117.json"));
+
+  const std::string no_regs = (dir.path / "no-regs").string();
+  const Run no_reg = pdcheck_cli("capture " + pcap + " --out " + no_regs + " --max-registrations 0 --format json");
+  CHECK(no_reg.code == 0);
+  const auto nj = nlohmann::json::parse(no_reg.out);
+  CHECK(nj["registrations_not_written"] == 1);
+  CHECK(nj["registrations_repeated"] == 0);
+  CHECK(nj["transfer_infos_not_written"] == 0);
+  CHECK(nj["messages"].size() == 1);
+  CHECK_FALSE(std::filesystem::exists(no_regs + "/0001-registration-mooncake-rank1.json"));
 
   const Run none = pdcheck_cli("capture " + pcap + " --out " + out + " --port 9");
   CHECK(none.code == 0);

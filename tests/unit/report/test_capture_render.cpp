@@ -7,7 +7,7 @@
 
 using namespace pdcheck;
 
-TEST_CASE("capture_summary_to_text: counts, the files written, the TransferInfos left out", "[report]")
+TEST_CASE("capture_summary_to_text: counts, the files written, the repeats and the messages left out", "[report]")
 {
   capture::CaptureReport r;
   r.packets = 12;
@@ -16,18 +16,25 @@ TEST_CASE("capture_summary_to_text: counts, the files written, the TransferInfos
   r.ip_fragments = 1;
   r.message_count = 3;
   r.transfer_infos = 5;
+  r.transfer_infos_not_listed = 2;
+  r.registrations = 6;
+  r.registrations_repeated = 4;
+  r.registrations_not_listed = 1;
   r.by_kind = {{"mooncake registration", 1}, {"mooncake transfer_info", 2}};
   capture::FoundMessage m;
   m.kind = capture::MessageKind::registration;
   m.backend = TransferBackend::mooncake;
   r.messages.push_back(m);
   const report::PcapFile pcap{"x.pcap", "pcapng", 1, "EN10MB"};
-  report::CaptureRun run{"out", 3, {}};
+  report::CaptureRun run{"out", 3, 1, {}};
   const std::string nothing = report::capture_summary_to_text(pcap, r, run);
   CHECK(nothing == "pcap     x.pcap · pcapng · link type EN10MB · 12 packets (10 TCP, 2 outside --port/--host)\n"
                    "         1 TCP packet was an IP fragment (not reassembled, their flows show gaps)\n"
                    "flows    0 TCP flows: 0 ZMTP, 0 other\n"
                    "messages 3: 1 mooncake registration, 2 mooncake transfer_info\n"
+                   "4 repeated registrations not written again: the same decode host, prefill endpoint, rank "
+                   "and frames as one written (SGLang's decode registers again on each new connection)\n"
+                   "1 more registration counted but not written (--max-registrations 1)\n"
                    "2 more TransferInfos counted but not written (--max-transfer-infos 3)\n"
                    "no registration or TransferInfo found: nothing written\n");
   run.written.push_back({0, "out/0001-registration-mooncake.json"});
@@ -38,6 +45,8 @@ TEST_CASE("capture_summary_to_text: counts, the files written, the TransferInfos
   CHECK(j["pcap"] == "x.pcap");
   CHECK(j["linktype"] == 1);
   CHECK(j["transfer_infos_not_written"] == 2);
+  CHECK(j["registrations_repeated"] == 4);
+  CHECK(j["registrations_not_written"] == 1);
   REQUIRE(j["messages"].size() == 1);
   CHECK(j["messages"][0]["file"] == "out/0001-registration-mooncake.json");
   CHECK(j["messages"][0]["backend"] == "mooncake");
