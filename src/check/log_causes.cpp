@@ -55,6 +55,10 @@ const std::vector<Cause> k_causes = {
                             "wait until it is ready, give the router the prefill's --disaggregation-bootstrap-port, "
                             "open that port between the hosts (`pdcheck bootstrap http://PREFILL:PORT DECODE.yaml` "
                             "checks it)."},
+  {"prefill_cp_launch", "Give --cp-strategy (zigzag, or interleave where the model supports it) with "
+                        "--enable-prefill-cp, or drop --enable-prefill-cp."},
+  {"prefill_cp_with_pd", "Run the disaggregated prefill without --enable-prefill-cp (this SGLang build resolves "
+                         "prefill CP for linear-attention models only outside PD)."},
   {"mamba_pool_exhausted", "Give the Mamba state pool more slots (a larger --mamba-full-memory-ratio or "
                            "--max-mamba-cache-size), or admit fewer requests at once (--max-running-requests)."},
 };

@@ -289,6 +289,55 @@ Finding bootstrap_finding(const Side& decode, RuleId rule, std::string message, 
   return f;
 }
 
+/// Whether the flag list this side's release is read with has `option`.
+bool release_has_flag(const Side& side, std::string_view option)
+{
+  const sglang::FlagTable& table = *sglang::flag_tables_for(side.profile.name).table;
+  const std::vector<std::string> names = table.option_names();
+  return std::find(names.begin(), names.end(), option) != names.end();
+}
+
+// Prefill context parallelism. The release's own ServerArgs refuses
+// --enable-prefill-cp without a strategy; some stored SGLang builds also refuse
+// prefill CP for linear-attention models under PD in arg_groups hooks that the
+// modelled server_args.py does not call (rule prefill-cp-pd-unconfirmed).
+void prefill_cp_findings(const Side& side, std::vector<Finding>& out)
+{
+  const sglang::ServerArgs& a = side.args;
+  const sglang::PrefillCp cp = sglang::resolve_prefill_cp(a);
+  if (!cp.enabled || !release_has_flag(side, "--enable-prefill-cp")) {
+    return; // not asked for, or argparse_findings reports the flag
+  }
+  const sglang::FlagTableChoice tables = sglang::flag_tables_for(side.profile.name);
+  const std::string commit = tables.table->commit();
+  if (!cp.strategy) {
+    Finding f = side_finding(side, RuleId::startup_cp_strategy,
+                             "--enable-prefill-cp is given without --cp-strategy");
+    f.runtime_error = render_delivered(MessageId::cp_strategy_missing, {});
+    f.where = fmt::format("{} startup: ServerArgs._handle_context_parallelism (server_args.py @ {}{})",
+                          sglang::role_name(side.role), commit,
+                          tables.exact ? "" : fmt::format(", {}'s flag list standing in for {}", tables.table->name(),
+                                                          side.profile.name));
+    out.push_back(std::move(f));
+  }
+  if (a.attn_cp_size > 1 && a.disaggregation_mode != sglang::DisaggregationMode::null) {
+    Finding f = side_finding(
+      side, RuleId::prefill_cp_pd_unconfirmed,
+      fmt::format("--enable-prefill-cp with --attn-cp-size {} under PD on {}: SGLang {} (server_args.py @ {}) starts "
+                  "and shards the state over attention TP {}; builds that resolve linear-attention prefill CP in "
+                  "arg_groups hooks refuse it (\"{}\", linear_attn_cp_hook.py @ 3c11a67a and @ 129e0056)",
+                  a.attn_cp_size, side.model.architecture, side.profile.name, commit.substr(0, 8),
+                  model::attention_tp_size(a.tp_size, a.dp_size, a.enable_dp_attention, a.attn_cp_size),
+                  render_message(MessageId::linear_attn_cp_pd, {})));
+    f.where = fmt::format("{} startup: arg_groups/linear_attn_cp_hook.py resolve_linear_attn_cp (not in the modelled "
+                          "release)",
+                          sglang::role_name(side.role));
+    f.evidence["attn_cp_size"] = a.attn_cp_size;
+    f.evidence["confidence"] = "unconfirmed";
+    out.push_back(std::move(f));
+  }
+}
+
 void model_confidence_findings(const Side& side, const model::Layout& layout, std::vector<Finding>& out)
 {
   const model::ModelSpec& m = side.model;
@@ -347,6 +396,7 @@ void side_findings(const Side& side, const model::Layout& layout, std::vector<Fi
   }
   unified_memory_findings(side, out);
   dcp_findings(side, out);
+  prefill_cp_findings(side, out);
   model_confidence_findings(side, layout, out);
   if (!side.profile_assumption.empty()) {
     Finding f = side_finding(side, RuleId::profile_assumed, side.profile_assumption);

@@ -105,6 +105,20 @@ const std::vector<FlagSpec>& flag_specs()
      [](ServerArgs& a, const std::string&, long long n) { a.attn_cp_size = static_cast<int>(n); }},
     {"dcp_size", {"--dcp-size", "--decode-context-parallel-size"}, Kind::positive_int, {},
      [](ServerArgs& a, const std::string&, long long n) { a.dcp_size = static_cast<int>(n); }},
+    {"enable_prefill_cp", {"--enable-prefill-cp"}, Kind::flag, {},
+     [](ServerArgs& a, const std::string&, long long) { a.enable_prefill_cp = true; }},
+    {"cp_strategy", {"--cp-strategy"}, Kind::choice, {"zigzag", "interleave"},
+     [](ServerArgs& a, const std::string& v, long long) { a.cp_strategy = v; }},
+    {"enable_prefill_context_parallel", {"--enable-prefill-context-parallel"}, Kind::flag, {},
+     [](ServerArgs& a, const std::string&, long long) { a.enable_prefill_context_parallel = true; }},
+    {"enable_dsa_prefill_context_parallel",
+     {"--enable-dsa-prefill-context-parallel", "--enable-nsa-prefill-context-parallel"}, Kind::flag, {},
+     [](ServerArgs& a, const std::string&, long long) { a.enable_dsa_prefill_context_parallel = true; }},
+    {"prefill_cp_mode", {"--prefill-cp-mode"}, Kind::choice, {"in-seq-split"},
+     [](ServerArgs& a, const std::string& v, long long) { a.prefill_cp_mode = v; }},
+    {"dsa_prefill_cp_mode", {"--dsa-prefill-cp-mode", "--nsa-prefill-cp-mode"}, Kind::choice,
+     {"in-seq-split", "round-robin-split"},
+     [](ServerArgs& a, const std::string& v, long long) { a.dsa_prefill_cp_mode = v; }},
     // Early releases offered only float32/bfloat16; the union is accepted here
     // and the profile rules judge whether the version in use knows float16.
     {"mamba_ssm_dtype", {"--mamba-ssm-dtype"}, Kind::choice, k_dtype_choices,
@@ -176,6 +190,24 @@ const FlagSpec* find_flag(std::string_view spelling)
 }
 
 } // namespace
+
+PrefillCp resolve_prefill_cp(const ServerArgs& a)
+{
+  const auto strategy_of = [](const std::string& mode) -> std::string {
+    return mode == "round-robin-split" ? "interleave" : "zigzag";
+  };
+  PrefillCp out{a.enable_prefill_cp, a.cp_strategy};
+  if (a.enable_prefill_context_parallel || a.enable_dsa_prefill_context_parallel) {
+    out.enabled = true;
+  }
+  if (a.enable_prefill_context_parallel && !out.strategy) {
+    out.strategy = strategy_of(a.prefill_cp_mode);
+  }
+  if (a.enable_dsa_prefill_context_parallel && !out.strategy) {
+    out.strategy = strategy_of(a.dsa_prefill_cp_mode);
+  }
+  return out;
+}
 
 std::optional<ModelledOption> modelled_option(std::string_view dest)
 {

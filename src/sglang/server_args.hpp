@@ -59,6 +59,14 @@ struct ServerArgs
   bool enable_dp_attention = false;
   int attn_cp_size = 1; ///< attention context parallelism
   int dcp_size = 1;     ///< decode context parallelism
+  /// --enable-prefill-cp and the --cp-strategy it needs (zigzag, interleave);
+  /// resolve_prefill_cp adds what the deprecated flags below imply.
+  bool enable_prefill_cp = false;
+  std::optional<std::string> cp_strategy;
+  bool enable_prefill_context_parallel = false;          ///< deprecated --enable-prefill-context-parallel
+  bool enable_dsa_prefill_context_parallel = false;      ///< deprecated --enable-{dsa,nsa}-prefill-context-parallel
+  std::string prefill_cp_mode = "in-seq-split";          ///< deprecated --prefill-cp-mode
+  std::string dsa_prefill_cp_mode = "round-robin-split"; ///< deprecated --{dsa,nsa}-prefill-cp-mode
   std::optional<Dtype> mamba_ssm_dtype; ///< --mamba-ssm-dtype
   bool enable_unified_memory = false;
   /// --enable-page-major-kv-layout (implied by --enable-unified-memory in SGLang):
@@ -95,6 +103,18 @@ struct ServerArgs
   /// The flag table the words were read with (FlagTable::name()).
   std::string flag_table;
 };
+
+/// Prefill context parallelism as ServerArgs._handle_legacy_cp_arguments
+/// resolves it (server_args.py @ 001067ff): a deprecated enable flag turns
+/// --enable-prefill-cp on and, without an explicit --cp-strategy, gives the
+/// strategy of its mode ("in-seq-split" -> zigzag, "round-robin-split" ->
+/// interleave), --enable-prefill-context-parallel's before the DSA flag's.
+struct PrefillCp
+{
+  bool enabled = false;
+  std::optional<std::string> strategy;
+};
+PrefillCp resolve_prefill_cp(const ServerArgs& args);
 
 /// A launch option pdcheck models, found by SGLang's dest name ("tp_size"):
 /// its primary option string and whether it is a switch. nullopt for dests
