@@ -370,6 +370,30 @@ TEST_CASE("capture: malformed pcaps and ZMTP streams name the packet or flow and
   }
 }
 
+TEST_CASE("pdcheck capture: without a usable libpcap it cannot run, and says what to install", "[capture][cli]")
+{
+  const std::string pcap = "tests/data/capture/zmq-loopback-push-pull.pcap";
+  const auto with_library = [&](const std::string& library) {
+    // --port 9: no flow matches, so nothing would be written.
+    return test::run_command(fmt::format("cd {} && PDCHECK_PCAP_LIBRARY={} {} capture {} --port 9",
+                                         PDCHECK_SOURCE_DIR, library, PDCHECK_BINARY, pcap));
+  };
+  const Run missing = with_library("/nonexistent/libpcap.so.0.8");
+  CHECK(missing.code == 3);
+  CHECK(missing.out == "pdcheck: cannot run: reading a pcap needs libpcap: /nonexistent/libpcap.so.0.8: cannot open "
+                       "shared object file: No such file or directory (install Debian's libpcap0.8)\n");
+  // A library that loads but is not libpcap.
+  const Run not_pcap = with_library("libz.so.1");
+  CHECK(not_pcap.code == 3);
+  CHECK(not_pcap.out ==
+        "pdcheck: cannot run: libz.so.1 has no pcap_open_offline_with_tstamp_precision: not a usable libpcap (1.5 or "
+        "newer)\n");
+  // The default is Debian's libpcap, found by the loader.
+  const Run found = with_library("libpcap.so.0.8");
+  CHECK(found.code == 0);
+  CHECK(found.out.find("no registration or TransferInfo found: nothing written\n") != std::string::npos);
+}
+
 TEST_CASE("capture: a real ZMQ PUSH/PULL exchange recorded on loopback", "[capture]")
 {
   // tests/data/capture/zmq-loopback-push-pull.pcap was recorded with

@@ -5,8 +5,9 @@
 // cannot place in a release (rule prefill-cp-pd-unconfirmed).
 #include "check/checker.hpp"
 #include "core/sglang_messages.hpp"
-#include "io/side_file.hpp"
 #include "sglang/server_args.hpp"
+
+#include "../../support/checker_cases.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -20,29 +21,10 @@ sglang::PrefillCp resolved(const std::string& line)
     sglang::parse_launch_args(sglang::split_command_line(line, "test"), "test"));
 }
 
-sglang::Side side(sglang::Role role, const std::string& args, const std::string& release = "0.5.20")
-{
-  const std::string mode = role == sglang::Role::prefill ? " --disaggregation-mode prefill" : " --disaggregation-mode decode";
-  return io::side_from_args(role, args + mode, "qwen3-next-80b-a3b", release, {}, "test");
-}
-
-std::vector<Finding> findings_with(const check::CheckResult& r, const std::string& rule)
-{
-  std::vector<Finding> out;
-  for (const Finding& f : r.findings) {
-    if (f.rule == rule) {
-      out.push_back(f);
-    }
-  }
-  return out;
-}
-
 check::CheckResult check_prefill(const std::string& prefill_args, const std::string& release = "0.5.20")
 {
-  check::CheckInput in;
-  in.prefill = side(sglang::Role::prefill, prefill_args, release);
-  in.decode = side(sglang::Role::decode, "--tp 2", release);
-  return check::run_check(in);
+  return test::check_pair(test::side(sglang::Role::prefill, prefill_args, release),
+                          test::side(sglang::Role::decode, "--tp 2", release));
 }
 
 } // namespace
@@ -71,20 +53,21 @@ TEST_CASE("sglang::resolve_prefill_cp: the deprecated flags turn CP on and give 
 
 TEST_CASE("check: --enable-prefill-cp without --cp-strategy stops the launch with SGLang's text", "[check][cp]")
 {
-  const auto found = findings_with(check_prefill("--tp 2 --enable-prefill-cp"), "startup-cp-strategy");
+  const check::CheckResult r = check_prefill("--tp 2 --enable-prefill-cp");
+  const auto found = test::with_rule(r, "startup-cp-strategy");
   REQUIRE(found.size() == 1);
-  CHECK(found[0].side == "prefill");
-  CHECK(found[0].severity == Severity::error);
-  CHECK(*found[0].runtime_error == render_delivered(MessageId::cp_strategy_missing, {}));
-  CHECK(found[0].where.find("ServerArgs._handle_context_parallelism (server_args.py @ "
+  CHECK(found[0]->side == "prefill");
+  CHECK(found[0]->severity == Severity::error);
+  CHECK(*found[0]->runtime_error == render_delivered(MessageId::cp_strategy_missing, {}));
+  CHECK(found[0]->where.find("ServerArgs._handle_context_parallelism (server_args.py @ "
                             "001067fffe33427bee0ed2f007fb7551a1d76b44") != std::string::npos);
 
-  CHECK(findings_with(check_prefill("--tp 2 --enable-prefill-cp --cp-strategy zigzag"), "startup-cp-strategy").empty());
-  CHECK(findings_with(check_prefill("--tp 2 --enable-prefill-context-parallel"), "startup-cp-strategy").empty());
+  CHECK(test::with_rule(check_prefill("--tp 2 --enable-prefill-cp --cp-strategy zigzag"), "startup-cp-strategy").empty());
+  CHECK(test::with_rule(check_prefill("--tp 2 --enable-prefill-context-parallel"), "startup-cp-strategy").empty());
   // A release whose flag list has no --enable-prefill-cp: argparse's finding, not this one.
   const auto old = check_prefill("--tp 2 --enable-prefill-cp", "0.5.4");
-  CHECK(findings_with(old, "startup-cp-strategy").empty());
-  CHECK_FALSE(findings_with(old, "startup-argparse").empty());
+  CHECK(test::with_rule(old, "startup-cp-strategy").empty());
+  CHECK_FALSE(test::with_rule(old, "startup-argparse").empty());
 }
 
 TEST_CASE("check: prefill CP under PD says which SGLang builds refuse it, with confidence unconfirmed", "[check][cp]")
@@ -92,17 +75,17 @@ TEST_CASE("check: prefill CP under PD says which SGLang builds refuse it, with c
   // tp 4 = attention TP 2 x attention CP 2: each prefill rank holds half the
   // heads, the same slice as the decode's TP 2 ranks.
   const auto r = check_prefill("--tp 4 --attn-cp-size 2 --enable-prefill-cp --cp-strategy zigzag");
-  const auto found = findings_with(r, "prefill-cp-pd-unconfirmed");
+  const auto found = test::with_rule(r, "prefill-cp-pd-unconfirmed");
   REQUIRE(found.size() == 1);
-  CHECK(found[0].severity == Severity::info);
-  CHECK(found[0].evidence["confidence"] == "unconfirmed");
-  CHECK(found[0].evidence["attn_cp_size"] == 2);
-  CHECK(found[0].message.find(render_message(MessageId::linear_attn_cp_pd, {})) != std::string::npos);
-  CHECK(found[0].message.find("shards the state over attention TP 2") != std::string::npos);
+  CHECK(found[0]->severity == Severity::info);
+  CHECK(found[0]->evidence["confidence"] == "unconfirmed");
+  CHECK(found[0]->evidence["attn_cp_size"] == 2);
+  CHECK(found[0]->message.find(render_message(MessageId::linear_attn_cp_pd, {})) != std::string::npos);
+  CHECK(found[0]->message.find("shards the state over attention TP 2") != std::string::npos);
   CHECK(r.prefill_layout.attn_tp_size == 2);
   CHECK(r.passes(Severity::error));
 
   // No attention CP group, no CP: nothing to say.
-  CHECK(findings_with(check_prefill("--tp 2 --enable-prefill-cp --cp-strategy zigzag"), "prefill-cp-pd-unconfirmed")
+  CHECK(test::with_rule(check_prefill("--tp 2 --enable-prefill-cp --cp-strategy zigzag"), "prefill-cp-pd-unconfirmed")
           .empty());
 }
