@@ -289,14 +289,6 @@ Finding bootstrap_finding(const Side& decode, RuleId rule, std::string message, 
   return f;
 }
 
-/// Whether the flag list this side's release is read with has `option`.
-bool release_has_flag(const Side& side, std::string_view option)
-{
-  const sglang::FlagTable& table = *sglang::flag_tables_for(side.profile.name).table;
-  const std::vector<std::string> names = table.option_names();
-  return std::find(names.begin(), names.end(), option) != names.end();
-}
-
 // Prefill context parallelism. The release's own ServerArgs refuses
 // --enable-prefill-cp without a strategy; some stored SGLang builds also refuse
 // prefill CP for linear-attention models under PD in arg_groups hooks that the
@@ -305,10 +297,10 @@ void prefill_cp_findings(const Side& side, std::vector<Finding>& out)
 {
   const sglang::ServerArgs& a = side.args;
   const sglang::PrefillCp cp = sglang::resolve_prefill_cp(a);
-  if (!cp.enabled || !release_has_flag(side, "--enable-prefill-cp")) {
-    return; // not asked for, or argparse_findings reports the flag
-  }
   const sglang::FlagTableChoice tables = sglang::flag_tables_for(side.profile.name);
+  if (!cp.enabled || tables.table->match("--enable-prefill-cp").kind != sglang::OptionMatch::Kind::exact) {
+    return; // not asked for, or the release has no such flag (argparse_findings reports it)
+  }
   const std::string commit = tables.table->commit();
   if (!cp.strategy) {
     Finding f = side_finding(side, RuleId::startup_cp_strategy,

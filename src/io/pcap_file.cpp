@@ -10,8 +10,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <memory>
-#include <mutex>
-#include <optional>
 #include <type_traits>
 
 namespace pdcheck::io {
@@ -32,16 +30,11 @@ struct Pcap
   void (*close)(pcap_t*) = nullptr;
 };
 
-/// The library named by PDCHECK_PCAP_LIBRARY, else Debian's libpcap.so.0.8.
-/// Throws CannotRun (exit 3) when it cannot be loaded or lacks a function.
-const Pcap& pcap_library()
+/// Loads the library named by PDCHECK_PCAP_LIBRARY, else Debian's
+/// libpcap.so.0.8. Throws CannotRun (exit 3) when it cannot be loaded or lacks
+/// a function.
+Pcap load_pcap()
 {
-  static std::mutex mutex;
-  static std::optional<Pcap> loaded;
-  const std::lock_guard lock(mutex);
-  if (loaded) {
-    return *loaded;
-  }
   const char* env = std::getenv("PDCHECK_PCAP_LIBRARY");
   const std::string path = env != nullptr && *env != '\0' ? env : "libpcap.so.0.8";
   void* library = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -64,8 +57,14 @@ const Pcap& pcap_library()
   bind("pcap_next_ex", p.next_ex);
   bind("pcap_geterr", p.geterr);
   bind("pcap_close", p.close);
-  loaded = p; // the library stays loaded for the life of the process
-  return *loaded;
+  return p; // the library stays loaded for the life of the process
+}
+
+const Pcap& pcap_library()
+{
+  // Initialised once, on first use; a load that throws is tried again next time.
+  static const Pcap loaded = load_pcap();
+  return loaded;
 }
 
 struct PcapCloser

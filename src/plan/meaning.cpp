@@ -70,6 +70,16 @@ std::vector<ChannelSegment> conv_segments(const model::ModelSpec& m, const model
 
 } // namespace
 
+std::vector<RankMeaning> rank_meanings(const model::ModelSpec& model, const model::Layout& layout)
+{
+  std::vector<RankMeaning> meanings;
+  meanings.reserve(layout.ranks.size());
+  for (const model::RankLayout& rank : layout.ranks) {
+    meanings.emplace_back(model, rank, layout.attn_tp_size);
+  }
+  return meanings;
+}
+
 RankMeaning::RankMeaning(const model::ModelSpec& model, const model::RankLayout& rank, int attn_tp_size)
   : m_rank(&rank)
 {

@@ -75,6 +75,10 @@ private:
   std::vector<TensorGeometry> m_tensors;
 };
 
+/// One RankMeaning per rank of `layout`, in its order; they point into `layout`,
+/// which must outlive them.
+std::vector<RankMeaning> rank_meanings(const model::ModelSpec& model, const model::Layout& layout);
+
 /// Human form, e.g. "temporal layer 4 head 17 byte 1024 (4-byte elements)".
 std::string describe(const LogicalByte& b);
 

@@ -98,11 +98,7 @@ ProbeReport run_decode_end(const sglang::Side& decode, const ProbeOptions& o, Fd
     const Deadline handshake_deadline = Deadline::after(o.timeout);
     const model::Layout layout = model::compute_layout(sglang::layout_input(decode));
     allocate_pools(r, layout, o, gpu, pools);
-    std::vector<plan::RankMeaning> meanings;
-    meanings.reserve(layout.ranks.size());
-    for (const model::RankLayout& rank : layout.ranks) {
-      meanings.emplace_back(decode.model, rank, layout.attn_tp_size);
-    }
+    const std::vector<plan::RankMeaning> meanings = plan::rank_meanings(decode.model, layout);
 
     register_pools(r, *pools, transport);
 

@@ -51,16 +51,28 @@ struct Pattern16
   }
 };
 
+/// True when every byte of v is zero.
+bool is_zero(__m128i v)
+{
+  return _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_setzero_si128())) == 0xFFFF;
+}
+
 } // namespace
+
+#endif
+
+// Each loop runs 16 bytes a step where SSE2 is there; the scalar loop after it
+// (the definition, pattern_byte) takes the tail, or the whole run without SSE2.
 
 void fill_pattern_run(std::uint8_t* p, std::int64_t n, std::uint32_t x0)
 {
-  Pattern16 gen(x0);
   std::int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
+#if defined(__SSE2__)
+  for (Pattern16 gen(x0); i + 16 <= n; i += 16) {
     _mm_storeu_si128(reinterpret_cast<__m128i*>(p + i), gen.bytes());
     gen.advance();
   }
+#endif
   for (; i < n; ++i) {
     p[i] = pattern_byte(x0 + static_cast<std::uint32_t>(i) * k_pattern_step);
   }
@@ -68,48 +80,20 @@ void fill_pattern_run(std::uint8_t* p, std::int64_t n, std::uint32_t x0)
 
 bool pattern_run_matches(const std::uint8_t* p, std::int64_t n, std::uint32_t x0)
 {
-  Pattern16 gen(x0);
-  __m128i diff = _mm_setzero_si128();
   std::int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
+#if defined(__SSE2__)
+  __m128i wide = _mm_setzero_si128();
+  for (Pattern16 gen(x0); i + 16 <= n; i += 16) {
     const __m128i got = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
-    diff = _mm_or_si128(diff, _mm_xor_si128(got, gen.bytes()));
+    wide = _mm_or_si128(wide, _mm_xor_si128(got, gen.bytes()));
     gen.advance();
   }
-  std::uint8_t tail = 0;
-  for (; i < n; ++i) {
-    tail |= static_cast<std::uint8_t>(p[i] ^ pattern_byte(x0 + static_cast<std::uint32_t>(i) * k_pattern_step));
+  if (!is_zero(wide)) {
+    return false;
   }
-  return _mm_movemask_epi8(_mm_cmpeq_epi8(diff, _mm_setzero_si128())) == 0xFFFF && tail == 0;
-}
-
-bool all_zero(const std::uint8_t* p, std::int64_t n)
-{
-  __m128i any = _mm_setzero_si128();
-  std::int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    any = _mm_or_si128(any, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i)));
-  }
-  std::uint8_t tail = 0;
-  for (; i < n; ++i) {
-    tail |= p[i];
-  }
-  return _mm_movemask_epi8(_mm_cmpeq_epi8(any, _mm_setzero_si128())) == 0xFFFF && tail == 0;
-}
-
-#else // no SSE2: the scalar definition, which the compiler may vectorise itself
-
-void fill_pattern_run(std::uint8_t* p, std::int64_t n, std::uint32_t x0)
-{
-  for (std::int64_t i = 0; i < n; ++i) {
-    p[i] = pattern_byte(x0 + static_cast<std::uint32_t>(i) * k_pattern_step);
-  }
-}
-
-bool pattern_run_matches(const std::uint8_t* p, std::int64_t n, std::uint32_t x0)
-{
+#endif
   std::uint8_t diff = 0;
-  for (std::int64_t i = 0; i < n; ++i) {
+  for (; i < n; ++i) {
     diff |= static_cast<std::uint8_t>(p[i] ^ pattern_byte(x0 + static_cast<std::uint32_t>(i) * k_pattern_step));
   }
   return diff == 0;
@@ -117,13 +101,21 @@ bool pattern_run_matches(const std::uint8_t* p, std::int64_t n, std::uint32_t x0
 
 bool all_zero(const std::uint8_t* p, std::int64_t n)
 {
+  std::int64_t i = 0;
+#if defined(__SSE2__)
+  __m128i wide = _mm_setzero_si128();
+  for (; i + 16 <= n; i += 16) {
+    wide = _mm_or_si128(wide, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i)));
+  }
+  if (!is_zero(wide)) {
+    return false;
+  }
+#endif
   std::uint8_t any = 0;
-  for (std::int64_t i = 0; i < n; ++i) {
+  for (; i < n; ++i) {
     any |= p[i];
   }
   return any == 0;
 }
-
-#endif
 
 } // namespace pdcheck::probe

@@ -37,11 +37,7 @@ namespace {
 /// the host's cores for a large pool (each job is one slot: disjoint bytes).
 void fill_pools(const StatePools& pools, const model::Layout& layout, const model::ModelSpec& model, int slots)
 {
-  std::vector<plan::RankMeaning> meanings;
-  meanings.reserve(layout.ranks.size());
-  for (const model::RankLayout& rank : layout.ranks) {
-    meanings.emplace_back(model, rank, layout.attn_tp_size);
-  }
+  const std::vector<plan::RankMeaning> meanings = plan::rank_meanings(model, layout);
   struct Job
   {
     std::size_t rank;
