@@ -1,19 +1,29 @@
 #include "cli/command.hpp"
 #include "cli/options.hpp"
 #include "cli/run.hpp"
+#include "io/fleet_plan_file.hpp"
+#include "io/output_file.hpp"
 #include "io/side_file.hpp"
+#include "model/layout.hpp"
+#include "probe/fleet_session.hpp"
+#include "probe/launcher_env.hpp"
 #include "probe/gpu_memory.hpp"
 #include "probe/oob.hpp"
 #include "probe/probe_session.hpp"
 #include "probe/rdma.hpp"
 #include "probe/tcp_transport.hpp"
+#include "report/fleet_probe_render.hpp"
 #include "report/probe_render.hpp"
+#include "sglang/side_layout.hpp"
 #include "util/error.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <functional>
 #include <optional>
 #include <string_view>
@@ -42,6 +52,19 @@ struct ProbeCliOptions
   int bad_state_indices = -1;
   int slots = 4;
   ReportOptions report;
+};
+
+struct FleetCliOptions
+{
+  std::string plan;
+  std::optional<int> rank;
+  std::optional<int> size;
+  std::string coordinator;
+  std::string listen = "0.0.0.0:0";
+  std::string advertise;
+  double join_timeout = 60;
+  double pair_timeout = 0;
+  std::vector<std::string> outputs;
 };
 
 /// --transport auto: RDMA when a device is present, else TCP (said in the report).
@@ -109,16 +132,19 @@ std::optional<int> cuda_ordinal(const std::string& memory)
   return n;
 }
 
-CLI::Validator memory_validator()
+/// --memory: host or cuda:N; the fleet probe also takes cuda:local (the GPU
+/// of the launcher's local rank).
+CLI::Validator memory_validator(bool fleet)
 {
   return CLI::Validator(
-    [](std::string& word) -> std::string {
-      if (word == "host" || cuda_ordinal(word)) {
+    [fleet](std::string& word) -> std::string {
+      if (word == "host" || cuda_ordinal(word) || (fleet && word == "cuda:local")) {
         return "";
       }
-      return "expected host or cuda:N (N the GPU's CUDA ordinal), got '" + word + "'";
+      return fleet ? "expected host, cuda:N (N the GPU's CUDA ordinal) or cuda:local, got '" + word + "'"
+                   : "expected host or cuda:N (N the GPU's CUDA ordinal), got '" + word + "'";
     },
-    "host|cuda:N");
+    fleet ? "host|cuda:N|cuda:local" : "host|cuda:N");
 }
 
 probe::ProbeOptions session_options(const ProbeCliOptions& o)
@@ -135,6 +161,142 @@ probe::ProbeOptions session_options(const ProbeCliOptions& o)
     p.open_gpu = [n] { return probe::open_cuda_device(n); };
   }
   return p;
+}
+
+std::vector<std::string> report_formats_of_fleet()
+{
+  return {"text", "json", "junit", "svg"};
+}
+
+std::string render_fleet(const std::string& format, const report::FleetProbeResult& r, int exit_code)
+{
+  if (format == "json") {
+    return report::fleet_probe_to_json(r, exit_code).dump(2) + "\n";
+  }
+  if (format == "junit") {
+    return report::fleet_probe_to_junit(r);
+  }
+  if (format == "svg") {
+    return report::fleet_probe_to_svg(r);
+  }
+  return report::fleet_probe_to_text(r);
+}
+
+CLI::Validator fleet_output_validator()
+{
+  return CLI::Validator(
+    [](std::string& word) -> std::string {
+      const auto eq = word.find('=');
+      const auto all = report_formats_of_fleet();
+      if (eq == std::string::npos || eq + 1 == word.size()) {
+        return "expected FORMAT=PATH, got '" + word + "'";
+      }
+      if (std::find(all.begin(), all.end(), word.substr(0, eq)) == all.end()) {
+        return fmt::format("unknown format '{}' in '{}' (formats: {})", word.substr(0, eq), word, fmt::join(all, ", "));
+      }
+      return "";
+    },
+    "FORMAT=PATH");
+}
+
+std::optional<std::string> environment_variable(const std::string& name)
+{
+  const char* v = std::getenv(name.c_str());
+  return v == nullptr ? std::nullopt : std::optional<std::string>(v);
+}
+
+int attention_tp_of(const sglang::Side& side)
+{
+  const model::LayoutInput in = sglang::layout_input(side);
+  return model::attention_tp_size(in.tp_size, in.dp_size, in.enable_dp_attention, in.attn_cp_size);
+}
+
+/// FNV-1a of what every rank must agree on: roles, pairs and both sides'
+/// profile and model. Stable across hosts and builds.
+std::string plan_digest(const plan::FleetRoles& roles, const std::vector<plan::FleetPair>& pairs,
+                        const sglang::Side& prefill, const sglang::Side& decode)
+{
+  std::string text = fmt::format("prefill {} decode {} pairs", fmt::join(roles.prefill, ","), fmt::join(roles.decode, ","));
+  for (const plan::FleetPair& p : pairs) {
+    text += fmt::format(" {}-{}", p.prefill, p.decode);
+  }
+  text += fmt::format(" | {} {} | {} {}", prefill.profile.name, prefill.model.name, decode.profile.name, decode.model.name);
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : text) {
+    h = (h ^ c) * 0x100000001b3ULL;
+  }
+  return fmt::format("{:016x}", h);
+}
+
+std::string_view pairing_name(plan::PairChoice c)
+{
+  switch (c) {
+  case plan::PairChoice::all:
+    return "all";
+  case plan::PairChoice::sglang:
+    return "sglang";
+  case plan::PairChoice::listed:
+    return "listed";
+  }
+  return "all";
+}
+
+Verdict verdict_of_exit(int code)
+{
+  return code == 0 ? Verdict::ok : code == 1 ? Verdict::findings : Verdict::cannot_run;
+}
+
+Verdict run_fleet(ProbeCliOptions& o, const FleetCliOptions& f, CommandContext& ctx)
+{
+  const plan::FleetPlan plan = io::load_fleet_plan(f.plan);
+  const probe::FleetPlace place = probe::fleet_place(environment_variable, f.rank, f.size);
+  const plan::FleetRoles roles = plan::resolve_roles(plan, place.size);
+  const sglang::Side prefill = io::load_side_file(plan.prefill_side);
+  const sglang::Side decode = io::load_side_file(plan.decode_side);
+  const std::vector<plan::FleetPair> pairs = plan::fleet_pairs(plan, roles, attention_tp_of(prefill), attention_tp_of(decode));
+  const std::string coordinator_text = probe::fleet_coordinator(environment_variable, f.coordinator, plan.coordinator);
+  const probe::HostPort coordinator = probe::parse_host_port(coordinator_text, "--coordinator");
+  const probe::HostPort listen = probe::parse_host_port(f.listen, "--listen");
+  if (o.memory == "cuda:local") {
+    o.memory = fmt::format("cuda:{}", place.local_rank);
+  }
+
+  std::string note;
+  const std::string kind = resolve_transport(o, note);
+  probe::FleetOptions fo;
+  fo.probe = session_options(o);
+  fo.listen_host = listen.host;
+  fo.listen_port = listen.port;
+  fo.advertise = f.advertise;
+  fo.join_timeout = f.join_timeout;
+  fo.pair_timeout = f.pair_timeout;
+  fo.plan_label = f.plan;
+  fo.plan_digest = plan_digest(roles, pairs, prefill, decode);
+  fo.pairing = std::string(pairing_name(plan.pairs));
+  fo.launcher = place.source;
+  fo.transport = kind;
+  fo.coordinator = coordinator_text;
+  const bool is_prefill = std::binary_search(roles.prefill.begin(), roles.prefill.end(), place.rank);
+  const probe::FleetOutcome outcome =
+    probe::run_fleet_rank(place, coordinator, roles, pairs, is_prefill ? prefill : decode, fo, factory_for(o, kind));
+  if (!outcome.result) {
+    *ctx.err << "pdcheck probe fleet: " << outcome.summary << "\n";
+    return verdict_of_exit(outcome.exit_code);
+  }
+  for (const std::string& word : f.outputs) {
+    const auto eq = word.find('=');
+    const std::string text = render_fleet(word.substr(0, eq), *outcome.result, outcome.exit_code);
+    if (word.substr(eq + 1) == "-") {
+      *ctx.out << text;
+    } else {
+      io::write_output_file(word.substr(eq + 1), text, "--output " + word.substr(eq + 1));
+    }
+  }
+  *ctx.out << render_fleet(o.report.format, *outcome.result, outcome.exit_code);
+  if (!note.empty() && o.report.format == "text") {
+    *ctx.out << "note: " << note << "\n";
+  }
+  return verdict_of_exit(outcome.exit_code);
 }
 
 Verdict finish(const probe::ProbeReport& run, const ProbeCliOptions& o, const std::string& kind,
@@ -155,7 +317,7 @@ Verdict finish(const probe::ProbeReport& run, const ProbeCliOptions& o, const st
   return run.verdict;
 }
 
-void add_common(CLI::App* cmd, ProbeCliOptions& o)
+void add_common(CLI::App* cmd, ProbeCliOptions& o, bool fleet = false)
 {
   cmd->add_option("--transport", o.transport, "rdma, tcp or auto (RDMA when a device is present)")
     ->check(CLI::IsMember({"rdma", "tcp", "auto"}));
@@ -164,16 +326,24 @@ void add_common(CLI::App* cmd, ProbeCliOptions& o)
   cmd->add_option("--gid-index", o.gid_index, "GID index (default: ranked choice, see `pdcheck devices`)")
     ->check(integer_range(0, 65535));
   cmd->add_option("--memory", o.memory, "host (default), or cuda:N: GPU memory through the CUDA driver")
-    ->check(memory_validator());
+    ->check(memory_validator(fleet));
   cmd->add_option("--requests", o.requests, "requests per iteration (default 2)")->check(integer_range(1, 1000000));
   cmd->add_option("--iterations", o.iterations, "iterations over the requests (default 1)")->check(integer_range(1, 1000000));
   cmd->add_option("--timeout", o.timeout, "seconds for every connect, read and request (default 30)")
     ->check(number_range(0.1, 86400.0));
-  cmd->add_option("--bad-state-indices", o.bad_state_indices,
-                  "send 0 or 2 state indices per Mamba component instead of 1")
-    ->check(CLI::IsMember({0, 2}));
+  if (!fleet) {
+    cmd->add_option("--bad-state-indices", o.bad_state_indices,
+                    "send 0 or 2 state indices per Mamba component instead of 1")
+      ->check(CLI::IsMember({0, 2}));
+  }
   cmd->add_option("--slots", o.slots, "slots per state buffer (default 4; slot 0 is never used)")->check(integer_range(2, 1024));
-  add_report_options(cmd, o.report);
+  if (fleet) {
+    ReportFlags flags;
+    flags.formats = report_formats_of_fleet();
+    add_report_options(cmd, o.report, flags);
+  } else {
+    add_report_options(cmd, o.report);
+  }
 }
 
 } // namespace
@@ -226,6 +396,31 @@ void install_probe(CLI::App& app, CommandContext& ctx)
     const std::string kind = resolve_transport(*o, note);
     ctx.verdict = finish(probe::loopback(prefill, decode, po, factory_for(*o, kind)), *o, kind, note, ctx);
   });
+
+  auto f = std::make_shared<FleetCliOptions>();
+  CLI::App* fleet = probe_cmd->add_subcommand("fleet", "One rank of a fleet started by mpirun, srun or a Kubernetes "
+                                                       "Indexed Job: probe every planned prefill x decode pair");
+  fleet->add_option("plan", f->plan, "Fleet plan: side files, which ranks are prefill and decode, which pairs")
+    ->required();
+  fleet->add_option("--rank", f->rank, "this process's rank (default: from the launcher's environment)")
+    ->check(integer_range(0, 1000000));
+  fleet->add_option("--size", f->size, "ranks in the fleet (default: from the launcher's environment)")
+    ->check(integer_range(1, 1000000));
+  fleet->add_option("--coordinator", f->coordinator,
+                    "HOST:PORT where rank 0 gathers the fleet (default: the plan's, PDCHECK_FLEET_COORDINATOR, "
+                    "or MASTER_ADDR:MASTER_PORT)");
+  fleet->add_option("--listen", f->listen, "ADDR:PORT of this rank's probe listener (default 0.0.0.0:0, any port)");
+  fleet->add_option("--advertise", f->advertise,
+                    "the host other ranks reach this one at (default: the address that reaches rank 0)");
+  fleet->add_option("--join-timeout", f->join_timeout, "seconds rank 0 waits for every rank to join (default 60)")
+    ->check(number_range(0.1, 86400.0));
+  fleet->add_option("--pair-timeout", f->pair_timeout,
+                    "seconds rank 0 waits for a pair's results before calling a rank hung (default: (6 + requests x iterations) x --timeout + 10)")
+    ->check(number_range(0.1, 86400.0));
+  fleet->add_option("--output", f->outputs, "Also write the report, FORMAT=PATH (repeatable; rank 0 only)")
+    ->check(fleet_output_validator());
+  add_common(fleet, *o, true);
+  fleet->callback([o, f, &ctx] { ctx.verdict = run_fleet(*o, *f, ctx); });
 }
 
 } // namespace pdcheck::cli

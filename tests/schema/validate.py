@@ -97,6 +97,9 @@ for manifest in sorted(glob.glob("examples/manifests/*.yaml")):
     doc = run(["check", "--manifest", manifest, "--model", "qwen3-next-80b-a3b", "--isolated", "--format", "json"])
     several = isinstance(doc.get("pairs"), list)
     check("pairs.schema.json" if several else "report.schema.json", doc, f"check --manifest {manifest}")
+for plan in sorted(glob.glob("examples/fleet/plan*.yaml")):
+    with open(plan) as f:
+        check("fleet-plan.schema.json", yaml.safe_load(f), f"fleet plan {plan}")
 for extra in sorted(glob.glob("examples/sides/*.yaml") + glob.glob("examples/sides/*.json")):
     with open(extra) as f:
         check("side.schema.json", yaml.safe_load(f), f"side file {extra}")

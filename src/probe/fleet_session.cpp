@@ -1,0 +1,601 @@
+// The fleet probe's coordinator (rank 0) and members (every rank): see
+// fleet_session.hpp for the protocol.
+
+#include "probe/fleet_session.hpp"
+
+#include "probe/session_steps.hpp"
+#include "util/untrusted_text.hpp"
+
+#include <fmt/format.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <thread>
+
+namespace pdcheck::probe {
+
+namespace {
+
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+/// How long one control message may take once its peer has started sending it.
+constexpr double k_message_seconds = 10;
+
+std::string verdict_key(Verdict v)
+{
+  switch (v) {
+  case Verdict::ok:
+    return "ok";
+  case Verdict::findings:
+    return "findings";
+  default:
+    return "cannot_run";
+  }
+}
+
+Verdict verdict_of_key(const std::string& key)
+{
+  if (key == "ok") {
+    return Verdict::ok;
+  }
+  return key == "findings" ? Verdict::findings : Verdict::cannot_run;
+}
+
+/// The address this end of a connected socket has: the one its peer (rank 0)
+/// reached it by, so the one the other ranks most likely reach it by too.
+std::string local_address(int fd)
+{
+  sockaddr_storage addr{};
+  socklen_t len = sizeof addr;
+  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    return "127.0.0.1";
+  }
+  char text[INET6_ADDRSTRLEN] = {};
+  if (addr.ss_family == AF_INET6) {
+    const auto* a6 = reinterpret_cast<const sockaddr_in6*>(&addr);
+    ::inet_ntop(AF_INET6, &a6->sin6_addr, text, sizeof text);
+  } else {
+    const auto* a4 = reinterpret_cast<const sockaddr_in*>(&addr);
+    ::inet_ntop(AF_INET, &a4->sin_addr, text, sizeof text);
+  }
+  return text;
+}
+
+json pair_end_json(std::size_t pair, const PairEnd& e)
+{
+  return {{"type", "result"},        {"pair", pair},       {"role", e.role},
+          {"verdict", verdict_key(e.verdict)}, {"phase", e.phase},   {"reason", e.reason},
+          {"bytes", e.bytes},        {"write_seconds", e.write_seconds}, {"wrong_bytes", e.wrong_bytes}};
+}
+
+PairEnd pair_end_from_json(const json& m)
+{
+  PairEnd e;
+  e.role = m.at("role").get<std::string>();
+  e.verdict = verdict_of_key(m.at("verdict").get<std::string>());
+  e.phase = printable_untrusted(m.at("phase").get<std::string>());
+  e.reason = printable_untrusted(m.at("reason").get<std::string>());
+  e.bytes = m.at("bytes").get<std::int64_t>();
+  e.write_seconds = m.at("write_seconds").get<double>();
+  e.wrong_bytes = m.at("wrong_bytes").get<std::int64_t>();
+  return e;
+}
+
+report::FleetProbePair pair_at(const plan::FleetPair& pair, int round)
+{
+  report::FleetProbePair out;
+  out.prefill = pair.prefill;
+  out.decode = pair.decode;
+  out.round = round;
+  return out;
+}
+
+ProbeReport could_not_start(sglang::Role role, const sglang::Side& side, const ProbeOptions& o,
+                            const std::unique_ptr<Transport>& transport, const ProbeError& e)
+{
+  ProbeReport r = steps::start_report(role, side, o, transport ? transport->name() : std::string_view());
+  steps::fail_report(r, e);
+  return r;
+}
+
+// ---------------------------------------------------------------- coordinator
+
+struct Member
+{
+  Fd fd;
+  std::string host;
+  int port = 0;
+  bool joined = false;
+  std::string left;
+};
+
+class Coordinator
+{
+public:
+  Coordinator(Listener listener, const FleetPlace& place, const plan::FleetRoles& roles,
+              const std::vector<plan::FleetPair>& pairs, const FleetOptions& o)
+    : m_listener(std::move(listener)), m_place(place), m_roles(roles), m_pairs(pairs), m_options(o),
+      m_members(static_cast<std::size_t>(place.size))
+  {
+  }
+
+  report::FleetProbeResult run()
+  {
+    const auto t0 = Clock::now();
+    accept_joins();
+    const auto rounds = plan::schedule_rounds(m_pairs);
+    report::FleetProbeResult r = start_result(static_cast<int>(rounds.size()));
+    for (std::size_t round = 0; round < rounds.size(); ++round) {
+      run_round(static_cast<int>(round) + 1, rounds[round], r);
+    }
+    r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    for (report::FleetProbeRank& x : r.ranks) {
+      x.left = m_members[static_cast<std::size_t>(x.rank)].left;
+    }
+    const int code = fleet_exit_code(r);
+    const std::string summary = fmt::format("{} of {} pairs verified", r.count(report::PairOutcome::verified),
+                                            r.pairs.size());
+    for (Member& m : m_members) {
+      if (m.fd) {
+        try {
+          send_message(m.fd.get(), {{"type", "done"}, {"exit_code", code}, {"summary", summary}},
+                       Deadline::after(k_message_seconds), Phase::teardown);
+        } catch (const ProbeError&) {
+          // A rank gone at the very end: its pairs are already reported.
+        }
+      }
+    }
+    return r;
+  }
+
+private:
+  std::string side_of(int rank) const
+  {
+    return std::binary_search(m_roles.prefill.begin(), m_roles.prefill.end(), rank) ? "prefill" : "decode";
+  }
+
+  std::optional<std::string> join_refusal(const json& m) const
+  {
+    if (m.value("type", "") != "join" || m.value("magic", "") != k_fleet_magic) {
+      return "not a pdcheck probe fleet join";
+    }
+    if (m.at("version").get<int>() != k_fleet_protocol_version) {
+      return fmt::format("fleet protocol {} against rank 0's {}: run the same pdcheck on every host",
+                         m.at("version").get<int>(), k_fleet_protocol_version);
+    }
+    const int rank = m.at("rank").get<int>();
+    const int size = m.at("size").get<int>();
+    if (size != m_place.size) {
+      return fmt::format("rank {} was started in a fleet of {} ranks, rank 0 in one of {}", rank, size, m_place.size);
+    }
+    if (rank < 0 || rank >= m_place.size) {
+      return fmt::format("rank {} is outside the fleet of {} ranks", rank, m_place.size);
+    }
+    if (m_members[static_cast<std::size_t>(rank)].joined) {
+      return fmt::format("rank {} has already joined: two processes were given the same rank", rank);
+    }
+    if (m.at("plan").get<std::string>() != m_options.plan_digest) {
+      return fmt::format("rank {} runs a different plan (digest {}, rank 0's {}): give every rank the same plan "
+                         "and side files",
+                         rank, printable_untrusted(m.at("plan").get<std::string>(), 32), m_options.plan_digest);
+    }
+    return std::nullopt;
+  }
+
+  void accept_joins()
+  {
+    const Deadline deadline = Deadline::after(m_options.join_timeout);
+    int joined = 0;
+    while (joined < m_place.size) {
+      Fd fd;
+      try {
+        fd = m_listener.accept(deadline, Phase::handshake);
+      } catch (const ProbeError&) {
+        return; // the join deadline: whoever is missing never joined
+      }
+      try {
+        const json m = recv_message(fd.get(), Deadline::after(k_message_seconds), Phase::handshake, "join");
+        if (const auto refusal = join_refusal(m)) {
+          send_message(fd.get(), {{"type", "refuse"}, {"reason", *refusal}}, Deadline::after(k_message_seconds),
+                       Phase::handshake);
+          continue;
+        }
+        Member& member = m_members[static_cast<std::size_t>(m.at("rank").get<int>())];
+        member.host = printable_untrusted(m.at("host").get<std::string>(), 256);
+        member.port = m.at("port").get<int>();
+        member.joined = true;
+        member.fd = std::move(fd);
+        ++joined;
+      } catch (const ProbeError&) {
+        continue; // a connection that was not a rank of this fleet
+      } catch (const json::exception&) {
+        continue;
+      }
+    }
+  }
+
+  report::FleetProbeResult start_result(int rounds) const
+  {
+    report::FleetProbeResult r;
+    r.plan = m_options.plan_label;
+    r.launcher = m_options.launcher;
+    r.coordinator = m_options.coordinator;
+    r.transport = m_options.transport;
+    r.memory = m_options.probe.memory;
+    r.pairing = m_options.pairing;
+    r.rounds = rounds;
+    for (int rank = 0; rank < m_place.size; ++rank) {
+      const std::string side = side_of(rank);
+      const bool named = side == "prefill" || std::binary_search(m_roles.decode.begin(), m_roles.decode.end(), rank);
+      if (!named) {
+        continue; // a rank the plan gives no end: it joins, waits and is told when the fleet is done
+      }
+      const Member& m = m_members[static_cast<std::size_t>(rank)];
+      r.ranks.push_back({rank, side, m.host, m.port, m.joined, ""});
+    }
+    return r;
+  }
+
+  /// Why `rank` cannot run a pair now, or "".
+  std::string absent(int rank) const
+  {
+    const Member& m = m_members[static_cast<std::size_t>(rank)];
+    if (!m.joined) {
+      return fmt::format("rank {} never joined the fleet (waited {:g} s)", rank, m_options.join_timeout);
+    }
+    if (!m.left.empty()) {
+      return fmt::format("rank {} left the fleet: {}", rank, m.left);
+    }
+    return "";
+  }
+
+  void leave(int rank, const std::string& why)
+  {
+    Member& m = m_members[static_cast<std::size_t>(rank)];
+    if (m.left.empty()) {
+      m.left = why;
+    }
+    m.fd = Fd(); // a late message from it must not be read as a later round's
+  }
+
+  bool tell_run(std::size_t index, int round, int rank, const char* role, int peer)
+  {
+    const Member& p = m_members[static_cast<std::size_t>(peer)];
+    try {
+      send_message(m_members[static_cast<std::size_t>(rank)].fd.get(),
+                   {{"type", "run"}, {"pair", index}, {"round", round}, {"role", role}, {"peer_rank", peer},
+                    {"peer_host", p.host}, {"peer_port", p.port}},
+                   Deadline::after(k_message_seconds), Phase::handshake);
+      return true;
+    } catch (const ProbeError& e) {
+      leave(rank, fmt::format("could not be told its pair: {}", e.detail()));
+      return false;
+    }
+  }
+
+  void run_round(int round, const std::vector<std::size_t>& indices, report::FleetProbeResult& r)
+  {
+    struct Running
+    {
+      std::size_t index;
+      std::optional<PairEnd> prefill, decode;
+    };
+    std::vector<Running> running;
+    std::map<int, std::size_t> waiting; // rank -> position in `running` whose result it owes
+    for (std::size_t index : indices) {
+      const plan::FleetPair& pair = m_pairs[index];
+      const std::string missing_p = absent(pair.prefill);
+      const std::string missing_d = absent(pair.decode);
+      if (!missing_p.empty() || !missing_d.empty()) {
+        report::FleetProbePair out = pair_at(pair, round);
+        out.reason = missing_p.empty() ? missing_d : missing_p;
+        r.pairs.push_back(out);
+        continue;
+      }
+      running.push_back({index, std::nullopt, std::nullopt});
+      if (tell_run(index, round, pair.decode, "decode", pair.prefill)) {
+        waiting[pair.decode] = running.size() - 1;
+      }
+      if (tell_run(index, round, pair.prefill, "prefill", pair.decode)) {
+        waiting[pair.prefill] = running.size() - 1;
+      }
+    }
+    const double limit = m_options.pair_deadline_seconds();
+    const Deadline deadline = Deadline::after(limit);
+    while (!waiting.empty() && !deadline.expired()) {
+      std::vector<pollfd> fds;
+      std::vector<int> ranks;
+      for (const auto& [rank, at] : waiting) {
+        fds.push_back({m_members[static_cast<std::size_t>(rank)].fd.get(), POLLIN, 0});
+        ranks.push_back(rank);
+      }
+      if (::poll(fds.data(), fds.size(), deadline.remaining_ms()) <= 0) {
+        continue;
+      }
+      for (std::size_t i = 0; i < fds.size(); ++i) {
+        if (fds[i].revents == 0) {
+          continue;
+        }
+        const int rank = ranks[i];
+        Running& run = running[waiting.at(rank)];
+        waiting.erase(rank);
+        try {
+          const json m = recv_message(fds[i].fd, Deadline::after(k_message_seconds), Phase::completion, "result");
+          if (m.value("type", "") != "result" || m.at("pair").get<std::size_t>() != run.index) {
+            leave(rank, "sent a message that is not this pair's result");
+            continue;
+          }
+          PairEnd e = pair_end_from_json(m);
+          (side_of(rank) == "prefill" ? run.prefill : run.decode) = std::move(e);
+        } catch (const ProbeError& e) {
+          leave(rank, fmt::format("lost during round {}: {}", round, e.detail()));
+        } catch (const json::exception&) {
+          leave(rank, "sent a malformed result");
+        }
+      }
+    }
+    for (const auto& [rank, at] : waiting) {
+      leave(rank, fmt::format("sent no result within {:g} s of round {} (hung?)", limit, round));
+    }
+    for (const Running& run : running) {
+      const plan::FleetPair& pair = m_pairs[run.index];
+      const auto missing = [&](int rank) {
+        const std::string why = absent(rank);
+        return why.empty() ? fmt::format("rank {} sent no result", rank) : why;
+      };
+      r.pairs.push_back(merge_pair_ends(pair, round, run.prefill, run.decode, missing(pair.prefill), missing(pair.decode)));
+    }
+    std::sort(r.pairs.begin(), r.pairs.end(), [](const report::FleetProbePair& a, const report::FleetProbePair& b) {
+      return std::pair(a.prefill, a.decode) < std::pair(b.prefill, b.decode);
+    });
+  }
+
+  Listener m_listener;
+  FleetPlace m_place;
+  plan::FleetRoles m_roles;
+  std::vector<plan::FleetPair> m_pairs;
+  FleetOptions m_options;
+  std::vector<Member> m_members;
+};
+
+// ---------------------------------------------------------------- member
+
+PairEnd run_decode_pair(std::size_t index, int peer_rank, const sglang::Side& side, const FleetOptions& o,
+                        const Listener& listener, const TransportFactory& make_transport)
+{
+  std::unique_ptr<Transport> transport;
+  ProbeReport report;
+  try {
+    transport = make_transport(o.listen_host);
+    const Deadline d = Deadline::after(o.probe.timeout);
+    for (;;) {
+      Fd oob = listener.accept(d, Phase::handshake);
+      try {
+        const json m = recv_message(oob.get(), d, Phase::handshake, "fleet-pair");
+        if (m.value("type", "") == "fleet-pair" && m.value("pair", std::size_t{0}) == index &&
+            m.value("rank", -1) == peer_rank) {
+          report = run_decode_end(side, o.probe, std::move(oob), *transport);
+          break;
+        }
+      } catch (const json::exception&) {
+        // not this pair's prefill: a late peer of an earlier round; keep waiting
+      } catch (const ProbeError&) {
+        if (d.expired()) {
+          throw;
+        }
+      }
+    }
+  } catch (const ProbeError& e) {
+    report = could_not_start(sglang::Role::decode, side, o.probe, transport, e);
+  }
+  return pair_end_of("decode", report);
+}
+
+PairEnd run_prefill_pair(std::size_t index, int my_rank, const std::string& peer_host, int peer_port,
+                         const sglang::Side& side, const FleetOptions& o, const TransportFactory& make_transport)
+{
+  std::unique_ptr<Transport> transport;
+  ProbeReport report;
+  try {
+    transport = make_transport("0.0.0.0");
+    const Deadline d = Deadline::after(o.probe.timeout);
+    Fd oob = connect_to(peer_host, peer_port, d, Phase::handshake);
+    send_message(oob.get(), {{"type", "fleet-pair"}, {"pair", index}, {"rank", my_rank}}, d, Phase::handshake);
+    report = run_prefill_end(side, o.probe, std::move(oob), *transport, peer_host);
+  } catch (const ProbeError& e) {
+    report = could_not_start(sglang::Role::prefill, side, o.probe, transport, e);
+  }
+  return pair_end_of("prefill", report);
+}
+
+FleetOutcome member_failed(std::string summary)
+{
+  FleetOutcome out;
+  out.exit_code = 3;
+  out.summary = std::move(summary);
+  return out;
+}
+
+FleetOutcome run_member(const FleetPlace& place, const HostPort& coordinator, std::size_t rounds,
+                        const sglang::Side& side, const FleetOptions& o, const TransportFactory& make_transport)
+{
+  std::optional<Listener> listener;
+  try {
+    listener.emplace(Listener::bind(o.listen_host, o.listen_port, Phase::handshake));
+  } catch (const ProbeError& e) {
+    return member_failed(fmt::format("rank {}: {}", place.rank, e.what()));
+  }
+  Fd c;
+  try {
+    c = connect_to(coordinator.host, coordinator.port, Deadline::after(o.join_timeout), Phase::handshake);
+  } catch (const ProbeError& e) {
+    return member_failed(fmt::format("rank {}: cannot reach the coordinator (rank 0) at {}:{}: {}", place.rank,
+                                     coordinator.host, coordinator.port, e.detail()));
+  }
+  const std::string host = o.advertise.empty() ? local_address(c.get()) : o.advertise;
+  // Long enough for every round this rank could be in, and the join before them.
+  const Deadline overall =
+    Deadline::after(o.join_timeout + static_cast<double>(rounds) * (o.pair_deadline_seconds() + k_message_seconds) + 30);
+  try {
+    send_message(c.get(),
+                 {{"type", "join"}, {"magic", k_fleet_magic}, {"version", k_fleet_protocol_version}, {"rank", place.rank},
+                  {"size", place.size}, {"plan", o.plan_digest}, {"host", host}, {"port", listener->port()}},
+                 Deadline::after(k_message_seconds), Phase::handshake);
+    for (;;) {
+      const json m = recv_message(c.get(), overall, Phase::handshake, "run or done");
+      const std::string type = m.value("type", "");
+      if (type == "refuse") {
+        return member_failed(fmt::format("rank {}: rank 0 refused this rank: {}", place.rank,
+                                         printable_untrusted(m.at("reason").get<std::string>())));
+      }
+      if (type == "done") {
+        FleetOutcome out;
+        out.exit_code = m.at("exit_code").get<int>() == 0 ? 0 : 1;
+        out.summary = fmt::format("rank {}: the fleet is done: {}", place.rank,
+                                  printable_untrusted(m.at("summary").get<std::string>(), 200));
+        return out;
+      }
+      if (type != "run") {
+        return member_failed(fmt::format("rank {}: unexpected \"{}\" from the coordinator", place.rank,
+                                         printable_untrusted(type, 40)));
+      }
+      const std::size_t index = m.at("pair").get<std::size_t>();
+      const int peer = m.at("peer_rank").get<int>();
+      const PairEnd e = m.at("role").get<std::string>() == "decode"
+                          ? run_decode_pair(index, peer, side, o, *listener, make_transport)
+                          : run_prefill_pair(index, place.rank, m.at("peer_host").get<std::string>(),
+                                             m.at("peer_port").get<int>(), side, o, make_transport);
+      send_message(c.get(), pair_end_json(index, e), Deadline::after(k_message_seconds), Phase::completion);
+    }
+  } catch (const ProbeError& e) {
+    return member_failed(fmt::format("rank {}: lost the coordinator (rank 0) at {}:{}: {}", place.rank,
+                                     coordinator.host, coordinator.port, e.detail()));
+  } catch (const json::exception& e) {
+    return member_failed(fmt::format("rank {}: malformed message from the coordinator: {}", place.rank,
+                                     printable_untrusted(e.what(), 200)));
+  }
+}
+
+} // namespace
+
+PairEnd pair_end_of(const std::string& role, const ProbeReport& report)
+{
+  PairEnd e;
+  e.role = role;
+  e.verdict = report.verdict;
+  e.bytes = report.bytes;
+  e.write_seconds = report.write_seconds;
+  e.wrong_bytes = report.tally.wrong + report.tally.unwritten + report.tally.stray;
+  if (report.failure) {
+    e.phase = report.failure->phase;
+    e.reason = report.failure->message;
+  } else if (!report.refusals.empty()) {
+    e.reason = report.refusals.front();
+  } else if (e.wrong_bytes > 0) {
+    e.phase = "verify";
+    e.reason = fmt::format("{} bytes wrong, {} never written, {} written outside the slots", report.tally.wrong,
+                           report.tally.unwritten, report.tally.stray);
+  } else if (report.verdict == Verdict::ok && !report.verified && role == "decode") {
+    e.verdict = Verdict::cannot_run;
+    e.reason = "the decode end verified nothing";
+  }
+  return e;
+}
+
+report::FleetProbePair merge_pair_ends(const plan::FleetPair& pair, int round, const std::optional<PairEnd>& prefill,
+                                       const std::optional<PairEnd>& decode, const std::string& missing_prefill,
+                                       const std::string& missing_decode)
+{
+  report::FleetProbePair out = pair_at(pair, round);
+  if (prefill) {
+    out.bytes = prefill->bytes;
+    out.write_seconds = prefill->write_seconds;
+  }
+  if (decode) {
+    out.wrong_bytes = decode->wrong_bytes;
+  }
+  if (prefill && decode && prefill->verdict == Verdict::ok && decode->verdict == Verdict::ok) {
+    out.outcome = report::PairOutcome::verified;
+    return out;
+  }
+  // Findings first (the exchange ran and showed a problem), decode's before
+  // prefill's (it verifies); then the first end that stopped for its own
+  // reason rather than because its peer did.
+  for (const std::optional<PairEnd>* end : {&decode, &prefill}) {
+    if (*end && (*end)->verdict == Verdict::findings) {
+      out.outcome = report::PairOutcome::findings;
+      out.phase = (*end)->phase;
+      out.reason = fmt::format("{}: {}", (*end)->role, (*end)->reason);
+      return out;
+    }
+  }
+  out.outcome = report::PairOutcome::failed;
+  if (!prefill || !decode) {
+    const std::optional<PairEnd>& present = prefill ? prefill : decode;
+    out.phase = present ? present->phase : "";
+    out.reason = !prefill ? missing_prefill : missing_decode;
+    if (present && !present->reason.empty()) {
+      out.reason += fmt::format("; {}: {}", present->role, present->reason);
+    }
+    return out;
+  }
+  // Both ends answered and at least one stopped: the one that stopped for its
+  // own reason rather than because its peer did ("the peer stopped ...",
+  // "peer closed the connection"); the decode's when both or neither did.
+  const auto stopped_itself = [](const PairEnd& e) {
+    return e.verdict != Verdict::ok && e.reason.find("peer") == std::string::npos;
+  };
+  const PairEnd& first = decode->verdict == Verdict::ok                              ? *prefill
+                         : prefill->verdict == Verdict::ok                           ? *decode
+                         : stopped_itself(*prefill) && !stopped_itself(*decode)      ? *prefill
+                                                                                     : *decode;
+  out.phase = first.phase;
+  out.reason = fmt::format("{}: {}", first.role, first.reason);
+  return out;
+}
+
+int fleet_exit_code(const report::FleetProbeResult& r)
+{
+  return r.all_verified() ? 0 : 1;
+}
+
+FleetOutcome run_fleet_rank(const FleetPlace& place, const HostPort& coordinator, const plan::FleetRoles& roles,
+                            const std::vector<plan::FleetPair>& pairs, const sglang::Side& side,
+                            const FleetOptions& o, const TransportFactory& make_transport)
+{
+  const std::size_t rounds = plan::schedule_rounds(pairs).size();
+  if (place.rank != 0) {
+    return run_member(place, coordinator, rounds, side, o, make_transport);
+  }
+  std::optional<Listener> listener;
+  try {
+    const std::string any = coordinator.host.find(':') != std::string::npos ? "::" : "0.0.0.0";
+    listener.emplace(Listener::bind(any, coordinator.port, Phase::handshake));
+  } catch (const ProbeError& e) {
+    return member_failed(fmt::format("rank 0: the coordinator {}", e.what()));
+  }
+  report::FleetProbeResult result;
+  std::thread coordinator_thread([&] {
+    Coordinator c(std::move(*listener), place, roles, pairs, o);
+    result = c.run();
+  });
+  FleetOutcome own = run_member(place, coordinator, rounds, side, o, make_transport);
+  coordinator_thread.join();
+  FleetOutcome out;
+  out.exit_code = fleet_exit_code(result);
+  out.summary = fmt::format("{} of {} pairs verified", result.count(report::PairOutcome::verified), result.pairs.size());
+  if (own.exit_code == 3) {
+    out.summary += "; " + own.summary; // rank 0's own end could not take part
+  }
+  out.result = std::move(result);
+  return out;
+}
+
+} // namespace pdcheck::probe

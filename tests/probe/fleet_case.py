@@ -1,0 +1,362 @@
+#!/usr/bin/python3
+"""`pdcheck probe fleet` as launchers start it, on this host over TCP.
+
+Usage: fleet_case.py PDCHECK REPO_ROOT SCENARIO
+Scenarios:
+  slurm        4 ranks placed by SLURM_PROCID/SLURM_NTASKS, rank 0 found through
+               MASTER_ADDR/MASTER_PORT: every pair verified; JSON (schema),
+               text, JUnit and SVG agree.
+  indexed-job  examples/fleet/indexed-job.yaml run as Kubernetes would: its
+               ConfigMap's files, its container's arguments and environment, 8
+               pods by JOB_COMPLETION_INDEX (the manifest's 4 made 8).
+  sglang       examples/fleet/plan-sglang.yaml, 6 ranks by --rank/--size: only
+               SGLang's rank pairs run, in 2 rounds.
+  never-joins  4 ranks, rank 3 never started: its pairs are not run, with the
+               reason; the others verify; exit 1, no hang.
+  killed       rank 3 killed mid-run (SIGKILL): its pairs fail naming it; the
+               others verify; exit 1.
+  hung         rank 3 stopped mid-run (SIGSTOP): rank 0 gives up on it after
+               --pair-timeout; the others verify; exit 1.
+  mpirun       examples/fleet/mpirun.sh with -np 4 and 8, then -np 6 with one
+               rank that never starts its listener and one killed mid-run
+               (exit 77, skipped, where Open MPI's mpirun is not installed).
+  srun         examples/fleet/srun.sbatch under a stand-in for srun and
+               scontrol that start SLURM_NTASKS tasks on this host.
+"""
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+
+import jsonschema
+import yaml
+
+pdcheck, root, scenario = sys.argv[1], sys.argv[2], sys.argv[3]
+plan = os.path.join(root, "examples/fleet/plan.yaml")
+schema = json.load(open(os.path.join(root, "schemas/probe-fleet.schema.json")))
+work = tempfile.mkdtemp(prefix="pdcheck-fleet-")
+problems = []
+
+
+def free_port():
+    """A free port below Linux's ephemeral range (32768-60999): rank 0 binds it
+    a moment after this returns, and the many connections the fleets of the
+    tests running beside this one open never take such a port meanwhile."""
+    rng = random.Random(os.getpid() ^ time.monotonic_ns())
+    while True:
+        port = rng.randrange(20000, 32768)
+        with socket.socket() as s:
+            try:
+                s.bind(("0.0.0.0", port))
+                return port
+            except OSError:
+                continue
+
+
+def start(rank_env, args, name):
+    env = dict(os.environ)
+    env.update(rank_env)
+    out = open(os.path.join(work, f"{name}.out"), "w")
+    err = open(os.path.join(work, f"{name}.err"), "w")
+    return subprocess.Popen([pdcheck, "probe", "fleet"] + args, env=env, stdout=out, stderr=err, cwd=work)
+
+
+def read(name):
+    with open(os.path.join(work, name)) as f:
+        return f.read()
+
+
+def wait_all(procs, limit):
+    deadline = time.monotonic() + limit
+    codes = []
+    for p in procs:
+        try:
+            codes.append(p.wait(timeout=max(0.1, deadline - time.monotonic())))
+        except subprocess.TimeoutExpired:
+            p.kill()
+            codes.append("hung")
+    return codes
+
+
+def expect(cond, what):
+    if not cond:
+        problems.append(what)
+
+
+def rank0_json(name="rank0.out"):
+    doc = json.loads(read(name))
+    jsonschema.validate(doc, schema)
+    return doc
+
+
+def outcomes(doc):
+    return {(p["prefill"], p["decode"]): p for p in doc["pairs"]}
+
+
+def common(port, *extra, timeout="5"):
+    return ["--transport", "tcp", "--timeout", timeout, "--format", "json",
+            "--coordinator", f"127.0.0.1:{port}"] + list(extra)
+
+
+def run_env_fleet(size, env_of, args, limit=240, skip=(), on_start=None):
+    procs = []
+    for r in range(size):
+        if r in skip:
+            continue
+        procs.append(start(env_of(r), args, f"rank{r}"))
+    if on_start:
+        on_start(dict(zip([r for r in range(size) if r not in skip], procs)))
+    return wait_all(procs, limit)
+
+
+def slurm():
+    port = free_port()
+    codes = run_env_fleet(4, lambda r: {"SLURM_PROCID": str(r), "SLURM_NTASKS": "4", "SLURM_LOCALID": str(r),
+                                        "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port)},
+                          [plan, "--transport", "tcp", "--timeout", "5", "--format", "json",
+                           "--output", "text=fleet.txt", "--output", "junit=fleet.xml", "--output", "svg=fleet.svg"])
+    expect(codes == [0, 0, 0, 0], f"exit codes {codes}")
+    doc = rank0_json()
+    expect(doc["verified"] and doc["counts"] == {"pairs": 4, "verified": 4, "findings": 0, "failed": 0, "not_run": 0},
+           f"counts {doc['counts']}")
+    expect(doc["launcher"] == "Slurm (SLURM_PROCID)", f"launcher {doc['launcher']}")
+    expect(doc["coordinator"] == f"127.0.0.1:{port}", f"coordinator {doc['coordinator']}")
+    expect(doc["rounds"] == 2, f"rounds {doc['rounds']}")
+    expect(all(p["bytes"] > 0 and p["wrong_bytes"] == 0 for p in doc["pairs"]), "a pair moved no bytes")
+    for r in (1, 2, 3):
+        expect(read(f"rank{r}.out") == "", f"rank {r} wrote to standard output")
+        expect(read(f"rank{r}.err") == f"pdcheck probe fleet: rank {r}: the fleet is done: 4 of 4 pairs verified\n",
+               f"rank {r} said {read(f'rank{r}.err')!r}")
+    text = read("fleet.txt")
+    expect("4 verified" in text and "prefill \\ decode" in text, "text report:\n" + text)
+    suite = ET.fromstring(read("fleet.xml"))
+    cases = suite.findall(".//testcase")
+    expect(len(cases) == 4 and not suite.findall(".//failure"), "JUnit: " + read("fleet.xml"))
+    expect(sorted(c.get("name") for c in cases) ==
+           ["prefill 0 -> decode 2", "prefill 0 -> decode 3", "prefill 1 -> decode 2", "prefill 1 -> decode 3"],
+           "JUnit names")
+    svg = ET.fromstring(read("fleet.svg"))
+    cells = [e for e in svg.iter() if e.get("class") == "cell"]
+    expect(len(cells) == 4 and all(c.get("data-outcome") == "verified" for c in cells), "SVG cells")
+
+
+def indexed_job():
+    docs = list(yaml.safe_load_all(open(os.path.join(root, "examples/fleet/indexed-job.yaml"))))
+    config = next(d for d in docs if d["kind"] == "ConfigMap")
+    job = next(d for d in docs if d["kind"] == "Job")
+    mount = os.path.join(work, "etc-pdcheck")
+    os.makedirs(mount)
+    for name, text in config["data"].items():
+        with open(os.path.join(mount, name), "w") as f:
+            f.write(text)
+    container = job["spec"]["template"]["spec"]["containers"][0]
+    expect(container["command"] == ["pdcheck"], "the Job runs pdcheck")
+    port = free_port()
+    size = 8
+    args = [a.replace("/etc/pdcheck", mount).replace("pdcheck-fleet-0.pdcheck-fleet:29650", f"127.0.0.1:{port}")
+            for a in container["args"]]
+    expect(args[:2] == ["probe", "fleet"], f"arguments {args}")
+    # auto would choose TCP here anyway (no RDMA device); said outright, the run does not depend on it.
+    args = [("tcp" if prev == "--transport" else a) for prev, a in zip([""] + args, args)][2:]
+    args += ["--timeout", "5", "--format", "json"]
+    env = {e["name"]: e["value"] for e in container["env"]}
+    expect(env.get("PDCHECK_FLEET_SIZE") == str(job["spec"]["completions"]), "PDCHECK_FLEET_SIZE is the completions")
+    env["PDCHECK_FLEET_SIZE"] = str(size)
+    codes = run_env_fleet(size, lambda r: dict(env, JOB_COMPLETION_INDEX=str(r)), args, limit=400)
+    expect(codes == [0] * size, f"exit codes {codes}")
+    doc = rank0_json()
+    expect(doc["counts"]["verified"] == 12 and doc["verified"], f"counts {doc['counts']}")
+    expect(doc["rounds"] == 6, f"rounds {doc['rounds']}")
+    expect(doc["launcher"] == "Kubernetes Indexed Job (JOB_COMPLETION_INDEX)", doc["launcher"])
+
+
+def sglang_pairs():
+    port = free_port()
+    procs = [start({}, [os.path.join(root, "examples/fleet/plan-sglang.yaml"), "--rank", str(r), "--size", "6"] +
+                   common(port), f"rank{r}") for r in range(6)]
+    codes = wait_all(procs, 240)
+    expect(codes == [0] * 6, f"exit codes {codes}")
+    doc = rank0_json()
+    expect(sorted(outcomes(doc)) == [(0, 2), (0, 3), (1, 4), (1, 5)], f"pairs {sorted(outcomes(doc))}")
+    expect(doc["pairing"] == "sglang" and doc["rounds"] == 2, f"{doc['pairing']} {doc['rounds']}")
+
+
+def never_joins():
+    port = free_port()
+    t0 = time.monotonic()
+    codes = run_env_fleet(4, lambda r: {"SLURM_PROCID": str(r), "SLURM_NTASKS": "4"},
+                          [plan] + common(port, "--join-timeout", "3"), skip={3})
+    expect(codes == [1, 1, 1], f"exit codes {codes}")
+    expect(time.monotonic() - t0 < 60, "took a minute")
+    doc = rank0_json()
+    pairs = outcomes(doc)
+    for p in (0, 1):
+        expect(pairs[(p, 2)]["outcome"] == "verified", f"{p}->2: {pairs[(p, 2)]}")
+        expect(pairs[(p, 3)]["outcome"] == "not-run" and
+               pairs[(p, 3)]["reason"] == "rank 3 never joined the fleet (waited 3 s)", f"{p}->3: {pairs[(p, 3)]}")
+    rank3 = next(r for r in doc["ranks"] if r["rank"] == 3)
+    expect(not rank3["joined"], "rank 3 joined")
+
+
+def cpu_seconds(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def wait_busy(proc, seconds, limit=120):
+    """Until `proc` has used `seconds` of CPU: joining and waiting cost next to
+    nothing, so by then it fills or verifies the pools of a pair."""
+    deadline = time.monotonic() + limit
+    while cpu_seconds(proc.pid) < seconds:
+        if time.monotonic() > deadline or proc.poll() is not None:
+            problems.append("rank 3 never got busy")
+            return
+        time.sleep(0.05)
+
+
+def stop_rank3_mid_run(sig, extra, timeout="5"):
+    port = free_port()
+    t0 = time.monotonic()
+    # Long pairs (100 x 2 requests, seconds each) so that rank 3 is struck in the middle of one.
+    args = [plan, "--iterations", "100"] + common(port, *extra, timeout=timeout)
+    procs = [start({"SLURM_PROCID": str(r), "SLURM_NTASKS": "4"}, args, f"rank{r}") for r in range(4)]
+    wait_busy(procs[3], 0.5)
+    procs[3].send_signal(sig)
+    codes = wait_all(procs[:3], 300)
+    procs[3].kill()
+    procs[3].wait()
+    expect(codes == [1, 1, 1], f"exit codes {codes}")
+    expect(time.monotonic() - t0 < 280, "took too long")
+    doc = rank0_json()
+    pairs = outcomes(doc)
+    for p in (0, 1):
+        expect(pairs[(p, 2)]["outcome"] == "verified", f"{p}->2: {pairs[(p, 2)]}")
+        expect(pairs[(p, 3)]["outcome"] in ("failed", "not-run") and "rank 3" in pairs[(p, 3)]["reason"],
+               f"{p}->3: {pairs[(p, 3)]}")
+    rank3 = next(r for r in doc["ranks"] if r["rank"] == 3)
+    expect(rank3["joined"] and rank3["left"], f"rank 3: {rank3}")
+    return rank3["left"] or ""
+
+
+def killed():
+    left = stop_rank3_mid_run(signal.SIGKILL, [])
+    expect(left.startswith("lost during round 1"), f"rank 3 left: {left}")
+
+
+def hung():
+    left = stop_rank3_mid_run(signal.SIGSTOP, ["--pair-timeout", "90"], timeout="3")
+    expect(left == "sent no result within 90 s of round 1 (hung?)", f"rank 3 left: {left}")
+
+
+def mpirun():
+    if shutil.which("mpirun") is None:
+        print("skipped: Open MPI's mpirun is not installed (Debian: openmpi-bin)")
+        sys.exit(77)
+    bindir = os.path.join(work, "bin")
+    os.makedirs(bindir)
+    os.symlink(pdcheck, os.path.join(bindir, "pdcheck"))
+    env = dict(os.environ, PATH=bindir + os.pathsep + os.environ["PATH"], TRANSPORT="tcp",
+               MPIRUN_FLAGS="--allow-run-as-root --oversubscribe",
+               # one host: launch without ssh (Debian installs openmpi-bin without it when recommends are off)
+               OMPI_MCA_plm="isolated")
+    for np in (4, 8):
+        port = free_port()
+        run = subprocess.run(["sh", os.path.join(root, "examples/fleet/mpirun.sh")],
+                             env=dict(env, HOSTS=f"localhost:{np}", NP=str(np), COORDINATOR=f"127.0.0.1:{port}"),
+                             cwd=work, capture_output=True, text=True, timeout=400)
+        expect(run.returncode == 0, f"mpirun -np {np}: exit {run.returncode}\n{run.stdout}\n{run.stderr}")
+        verified = 2 * (np - 2)
+        expect(f"{verified} in " in run.stdout and f"· {verified} verified" in run.stdout,
+               f"mpirun -np {np}: {run.stdout}")
+        expect("Open MPI (OMPI_COMM_WORLD_RANK)" in run.stdout, "placed by Open MPI")
+        suite = ET.fromstring(read("fleet-junit.xml"))
+        expect(len(suite.findall(".//testcase")) == verified and not suite.findall(".//failure"), "mpirun JUnit")
+
+    # Six ranks, 0-1 prefill and 2-5 decode: rank 4 never starts its listener
+    # (its process exits at once) and rank 5 is killed in the middle of its
+    # first pair; each wrapped so that mpirun itself sees a clean exit.
+    port = free_port()
+    with open(os.path.join(work, "plan6.yaml"), "w") as f:
+        f.write(f"prefill: {{side: {root}/examples/pairs/hetero-tp-scatter-works/prefill.yaml, ranks: 0-1}}\n"
+                f"decode: {{side: {root}/examples/pairs/hetero-tp-scatter-works/decode.yaml, ranks: rest}}\n")
+    wrapper = os.path.join(work, "rank.sh")
+    with open(wrapper, "w") as f:
+        f.write("""#!/bin/sh
+case "$OMPI_COMM_WORLD_RANK" in
+  4) exit 0 ;;
+  5) "$@" & pid=$!
+     # until it has used half a second of CPU: then it is filling or verifying a pair's pools
+     while [ "$(awk '{print $14 + $15}' /proc/$pid/stat 2>/dev/null || echo 1000000)" -lt 50 ]; do sleep 0.05; done
+     kill -9 $pid; exit 0 ;;
+  *) exec "$@" ;;
+esac
+""")
+    os.chmod(wrapper, stat.S_IRWXU)
+    run = subprocess.run(["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "6", wrapper, pdcheck, "probe",
+                          "fleet", os.path.join(work, "plan6.yaml"), "--iterations", "100"] +
+                         common(port, "--join-timeout", "10"),
+                         env=env, cwd=work, capture_output=True, text=True, timeout=400)
+    expect(run.returncode == 1, f"mpirun exit {run.returncode} with two ranks missing")
+    try:
+        doc = json.loads(run.stdout)
+    except json.JSONDecodeError:
+        problems.append(f"mpirun -np 6: no report\n--- stdout\n{run.stdout}\n--- stderr\n{run.stderr}")
+        return
+    jsonschema.validate(doc, schema)
+    pairs = outcomes(doc)
+    for p in (0, 1):
+        for d in (2, 3):
+            expect(pairs[(p, d)]["outcome"] == "verified", f"{p}->{d}: {pairs[(p, d)]}")
+        expect(pairs[(p, 4)]["outcome"] == "not-run" and
+               pairs[(p, 4)]["reason"] == "rank 4 never joined the fleet (waited 10 s)", f"{p}->4: {pairs[(p, 4)]}")
+        expect(pairs[(p, 5)]["outcome"] in ("failed", "not-run") and "rank 5" in pairs[(p, 5)]["reason"],
+               f"{p}->5: {pairs[(p, 5)]}")
+
+
+def srun():
+    bindir = os.path.join(work, "bin")
+    os.makedirs(bindir)
+    os.symlink(pdcheck, os.path.join(bindir, "pdcheck"))
+    with open(os.path.join(bindir, "scontrol"), "w") as f:
+        f.write("#!/bin/sh\n# stand-in: `scontrol show hostnames LIST`\necho localhost\n")
+    with open(os.path.join(bindir, "srun"), "w") as f:
+        f.write("#!/bin/sh\n# stand-in: SLURM_NTASKS tasks of the command on this host\n"
+                "i=0; pids=''\n"
+                "while [ $i -lt $SLURM_NTASKS ]; do SLURM_PROCID=$i SLURM_LOCALID=$i \"$@\" & pids=\"$pids $!\"; "
+                "i=$((i + 1)); done\n"
+                "rc=0; for p in $pids; do wait $p || rc=1; done; exit $rc\n")
+    for name in ("scontrol", "srun"):
+        os.chmod(os.path.join(bindir, name), stat.S_IRWXU)
+    port = free_port()
+    env = dict(os.environ, PATH=bindir + os.pathsep + os.environ["PATH"], SLURM_NTASKS="4",
+               SLURM_JOB_NODELIST="localhost", COORDINATOR=f"127.0.0.1:{port}", TRANSPORT="tcp")
+    # The batch script names the plan relative to the repository, as sbatch runs it from there.
+    os.symlink(os.path.join(root, "examples"), os.path.join(work, "examples"))
+    run = subprocess.run(["bash", os.path.join(root, "examples/fleet/srun.sbatch")], env=env, cwd=work,
+                         capture_output=True, text=True, timeout=400)
+    expect(run.returncode == 0, f"srun.sbatch: exit {run.returncode}\n{run.stdout}\n{run.stderr}")
+    expect("Slurm (SLURM_PROCID)" in run.stdout and "· 4 verified" in run.stdout, run.stdout)
+    for name in ("fleet-junit.xml", "fleet.svg"):
+        expect(os.path.exists(os.path.join(work, name)), f"srun.sbatch wrote no {name}")
+
+
+try:
+    {"slurm": slurm, "indexed-job": indexed_job, "sglang": sglang_pairs, "never-joins": never_joins,
+     "killed": killed, "hung": hung, "mpirun": mpirun, "srun": srun}[scenario]()
+finally:
+    if problems:
+        print("\n".join(problems))
+        for name in sorted(os.listdir(work)):
+            if name.endswith(".err"):
+                print(f"--- {name}\n{read(name)}")
+    shutil.rmtree(work, ignore_errors=True)
+sys.exit(1 if problems else 0)
