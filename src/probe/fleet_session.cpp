@@ -112,6 +112,7 @@ struct Member
   Fd fd;
   std::string host;
   int port = 0;
+  std::string memory;
   bool joined = false;
   std::string left;
 };
@@ -210,6 +211,7 @@ private:
         Member& member = m_members[static_cast<std::size_t>(m.at("rank").get<int>())];
         member.host = printable_untrusted(m.at("host").get<std::string>(), 256);
         member.port = m.at("port").get<int>();
+        member.memory = printable_untrusted(m.at("memory").get<std::string>(), 64);
         member.joined = true;
         member.fd = std::move(fd);
         ++joined;
@@ -238,7 +240,7 @@ private:
         continue; // a rank the plan gives no end: it joins, waits and is told when the fleet is done
       }
       const Member& m = m_members[static_cast<std::size_t>(rank)];
-      r.ranks.push_back({rank, side, m.host, m.port, m.joined, ""});
+      r.ranks.push_back({rank, side, m.host, m.port, m.memory, m.joined, ""});
     }
     return r;
   }
@@ -446,7 +448,8 @@ FleetOutcome run_member(const FleetPlace& place, const HostPort& coordinator, st
   try {
     send_message(c.get(),
                  {{"type", "join"}, {"magic", k_fleet_magic}, {"version", k_fleet_protocol_version}, {"rank", place.rank},
-                  {"size", place.size}, {"plan", o.plan_digest}, {"host", host}, {"port", listener->port()}},
+                  {"size", place.size}, {"plan", o.plan_digest}, {"host", host}, {"port", listener->port()},
+                  {"memory", o.probe.memory}},
                  Deadline::after(k_message_seconds), Phase::handshake);
     for (;;) {
       const json m = recv_message(c.get(), overall, Phase::handshake, "run or done");

@@ -11,7 +11,7 @@
 // other pairs still run and report.
 //
 // Messages (length-prefixed JSON, oob.hpp): member -> coordinator "join"
-// {magic, version, rank, size, plan, host, port}; coordinator -> member
+// {magic, version, rank, size, plan, host, port, memory}; coordinator -> member
 // "refuse" {reason} | "run" {pair, round, role, peer_rank, peer_host,
 // peer_port} | "done" {exit_code, summary}; member -> coordinator "result"
 // {pair, role, verdict, phase, reason, bytes, write_seconds, wrong_bytes}. The

@@ -139,6 +139,7 @@ nlohmann::ordered_json fleet_probe_to_json(const FleetProbeResult& r, int exit_c
                           {"joined", x.joined},
                           {"host", x.host},
                           {"port", x.port},
+                          {"memory", x.memory},
                           {"left", x.left.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(x.left)}});
   }
   j["pairs"] = nlohmann::ordered_json::array();

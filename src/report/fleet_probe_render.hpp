@@ -20,6 +20,7 @@ struct FleetProbeRank
   std::string side; ///< "prefill" or "decode"
   std::string host; ///< where its peers reached it ("" when it never joined)
   int port = 0;
+  std::string memory; ///< its --memory, cuda:local resolved ("" when it never joined)
   bool joined = false;
   std::string left; ///< why it dropped out of the fleet midway ("" when it did not)
 };

@@ -25,7 +25,8 @@ if ! { cmake -S "$here" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE
 fi
 status=0
 for target in int_lists mooncake_registration mori_registration nixl_registration transfer_info capture_json zmtp \
-              launch_args shell_script http_answers log_scan side_file manifest model_config pcap probe_messages; do
+              launch_args shell_script http_answers log_scan side_file manifest model_config pcap probe_messages \
+              fleet_plan; do
   corpus="$build/corpus/$target"
   mkdir -p "$corpus"
   # The committed seeds stay untouched; new inputs go to the build directory.

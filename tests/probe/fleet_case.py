@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """`pdcheck probe fleet` as launchers start it, on this host over TCP.
 
-Usage: fleet_case.py PDCHECK REPO_ROOT SCENARIO
+Usage: fleet_case.py PDCHECK REPO_ROOT SCENARIO [FAKE_LIBCUDA]
 Scenarios:
   slurm        4 ranks placed by SLURM_PROCID/SLURM_NTASKS, rank 0 found through
                MASTER_ADDR/MASTER_PORT: every pair verified; JSON (schema),
@@ -22,6 +22,9 @@ Scenarios:
                (exit 77, skipped, where Open MPI's mpirun is not installed).
   srun         examples/fleet/srun.sbatch under a stand-in for srun and
                scontrol that start SLURM_NTASKS tasks on this host.
+  gpu-local    --memory cuda:local on two "hosts" of two (fake) GPUs each:
+               each rank takes the GPU of its SLURM_LOCALID; a rank whose local
+               rank has no GPU fails its pairs in the allocate phase.
 """
 import json
 import os
@@ -40,6 +43,14 @@ import jsonschema
 import yaml
 
 pdcheck, root, scenario = sys.argv[1], sys.argv[2], sys.argv[3]
+# Sanitized builds run several times slower: their CTest sets this, and every
+# deadline below is multiplied by it.
+scale = float(os.environ.get("PDCHECK_TEST_TIME_SCALE", "1"))
+
+
+def seconds(n):
+    """A deadline for pdcheck's command line, scaled."""
+    return f"{n * scale:g}"
 plan = os.path.join(root, "examples/fleet/plan.yaml")
 schema = json.load(open(os.path.join(root, "schemas/probe-fleet.schema.json")))
 work = tempfile.mkdtemp(prefix="pdcheck-fleet-")
@@ -75,7 +86,7 @@ def read(name):
 
 
 def wait_all(procs, limit):
-    deadline = time.monotonic() + limit
+    deadline = time.monotonic() + limit * scale
     codes = []
     for p in procs:
         try:
@@ -101,8 +112,8 @@ def outcomes(doc):
     return {(p["prefill"], p["decode"]): p for p in doc["pairs"]}
 
 
-def common(port, *extra, timeout="5"):
-    return ["--transport", "tcp", "--timeout", timeout, "--format", "json",
+def common(port, *extra, timeout=5):
+    return ["--transport", "tcp", "--timeout", seconds(timeout), "--format", "json",
             "--coordinator", f"127.0.0.1:{port}"] + list(extra)
 
 
@@ -121,7 +132,7 @@ def slurm():
     port = free_port()
     codes = run_env_fleet(4, lambda r: {"SLURM_PROCID": str(r), "SLURM_NTASKS": "4", "SLURM_LOCALID": str(r),
                                         "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port)},
-                          [plan, "--transport", "tcp", "--timeout", "5", "--format", "json",
+                          [plan, "--transport", "tcp", "--timeout", seconds(5), "--format", "json",
                            "--output", "text=fleet.txt", "--output", "junit=fleet.xml", "--output", "svg=fleet.svg"])
     expect(codes == [0, 0, 0, 0], f"exit codes {codes}")
     doc = rank0_json()
@@ -166,7 +177,7 @@ def indexed_job():
     expect(args[:2] == ["probe", "fleet"], f"arguments {args}")
     # auto would choose TCP here anyway (no RDMA device); said outright, the run does not depend on it.
     args = [("tcp" if prev == "--transport" else a) for prev, a in zip([""] + args, args)][2:]
-    args += ["--timeout", "5", "--format", "json"]
+    args += ["--timeout", seconds(5), "--format", "json"]
     env = {e["name"]: e["value"] for e in container["env"]}
     expect(env.get("PDCHECK_FLEET_SIZE") == str(job["spec"]["completions"]), "PDCHECK_FLEET_SIZE is the completions")
     env["PDCHECK_FLEET_SIZE"] = str(size)
@@ -193,15 +204,16 @@ def never_joins():
     port = free_port()
     t0 = time.monotonic()
     codes = run_env_fleet(4, lambda r: {"SLURM_PROCID": str(r), "SLURM_NTASKS": "4"},
-                          [plan] + common(port, "--join-timeout", "3"), skip={3})
+                          [plan] + common(port, "--join-timeout", seconds(3)), skip={3})
     expect(codes == [1, 1, 1], f"exit codes {codes}")
-    expect(time.monotonic() - t0 < 60, "took a minute")
+    expect(time.monotonic() - t0 < 60 * scale, "took too long")
     doc = rank0_json()
     pairs = outcomes(doc)
     for p in (0, 1):
         expect(pairs[(p, 2)]["outcome"] == "verified", f"{p}->2: {pairs[(p, 2)]}")
         expect(pairs[(p, 3)]["outcome"] == "not-run" and
-               pairs[(p, 3)]["reason"] == "rank 3 never joined the fleet (waited 3 s)", f"{p}->3: {pairs[(p, 3)]}")
+               pairs[(p, 3)]["reason"] == f"rank 3 never joined the fleet (waited {seconds(3)} s)",
+               f"{p}->3: {pairs[(p, 3)]}")
     rank3 = next(r for r in doc["ranks"] if r["rank"] == 3)
     expect(not rank3["joined"], "rank 3 joined")
 
@@ -212,18 +224,18 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def wait_busy(proc, seconds, limit=120):
-    """Until `proc` has used `seconds` of CPU: joining and waiting cost next to
-    nothing, so by then it fills or verifies the pools of a pair."""
-    deadline = time.monotonic() + limit
-    while cpu_seconds(proc.pid) < seconds:
+def wait_busy(proc, cpu, limit=120):
+    """Until `proc` has used `cpu` seconds of CPU: joining and waiting cost next
+    to nothing, so by then it fills or verifies the pools of a pair."""
+    deadline = time.monotonic() + limit * scale
+    while cpu_seconds(proc.pid) < cpu:
         if time.monotonic() > deadline or proc.poll() is not None:
             problems.append("rank 3 never got busy")
             return
         time.sleep(0.05)
 
 
-def stop_rank3_mid_run(sig, extra, timeout="5"):
+def stop_rank3_mid_run(sig, extra, timeout=5):
     port = free_port()
     t0 = time.monotonic()
     # Long pairs (100 x 2 requests, seconds each) so that rank 3 is struck in the middle of one.
@@ -235,7 +247,7 @@ def stop_rank3_mid_run(sig, extra, timeout="5"):
     procs[3].kill()
     procs[3].wait()
     expect(codes == [1, 1, 1], f"exit codes {codes}")
-    expect(time.monotonic() - t0 < 280, "took too long")
+    expect(time.monotonic() - t0 < 280 * scale, "took too long")
     doc = rank0_json()
     pairs = outcomes(doc)
     for p in (0, 1):
@@ -253,8 +265,10 @@ def killed():
 
 
 def hung():
-    left = stop_rank3_mid_run(signal.SIGSTOP, ["--pair-timeout", "90"], timeout="3")
-    expect(left == "sent no result within 90 s of round 1 (hung?)", f"rank 3 left: {left}")
+    # Longer than a healthy pair of the round takes, so that only rank 3 is called hung.
+    pair_timeout = seconds(30)
+    left = stop_rank3_mid_run(signal.SIGSTOP, ["--pair-timeout", pair_timeout], timeout=3)
+    expect(left == f"sent no result within {pair_timeout} s of round 1 (hung?)", f"rank 3 left: {left}")
 
 
 def mpirun():
@@ -272,7 +286,7 @@ def mpirun():
         port = free_port()
         run = subprocess.run(["sh", os.path.join(root, "examples/fleet/mpirun.sh")],
                              env=dict(env, HOSTS=f"localhost:{np}", NP=str(np), COORDINATOR=f"127.0.0.1:{port}"),
-                             cwd=work, capture_output=True, text=True, timeout=400)
+                             cwd=work, capture_output=True, text=True, timeout=400 * scale)
         expect(run.returncode == 0, f"mpirun -np {np}: exit {run.returncode}\n{run.stdout}\n{run.stderr}")
         verified = 2 * (np - 2)
         expect(f"{verified} in " in run.stdout and f"· {verified} verified" in run.stdout,
@@ -303,8 +317,8 @@ esac
     os.chmod(wrapper, stat.S_IRWXU)
     run = subprocess.run(["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "6", wrapper, pdcheck, "probe",
                           "fleet", os.path.join(work, "plan6.yaml"), "--iterations", "100"] +
-                         common(port, "--join-timeout", "10"),
-                         env=env, cwd=work, capture_output=True, text=True, timeout=400)
+                         common(port, "--join-timeout", seconds(10)),
+                         env=env, cwd=work, capture_output=True, text=True, timeout=400 * scale)
     expect(run.returncode == 1, f"mpirun exit {run.returncode} with two ranks missing")
     try:
         doc = json.loads(run.stdout)
@@ -317,7 +331,8 @@ esac
         for d in (2, 3):
             expect(pairs[(p, d)]["outcome"] == "verified", f"{p}->{d}: {pairs[(p, d)]}")
         expect(pairs[(p, 4)]["outcome"] == "not-run" and
-               pairs[(p, 4)]["reason"] == "rank 4 never joined the fleet (waited 10 s)", f"{p}->4: {pairs[(p, 4)]}")
+               pairs[(p, 4)]["reason"] == f"rank 4 never joined the fleet (waited {seconds(10)} s)",
+               f"{p}->4: {pairs[(p, 4)]}")
         expect(pairs[(p, 5)]["outcome"] in ("failed", "not-run") and "rank 5" in pairs[(p, 5)]["reason"],
                f"{p}->5: {pairs[(p, 5)]}")
 
@@ -342,15 +357,37 @@ def srun():
     # The batch script names the plan relative to the repository, as sbatch runs it from there.
     os.symlink(os.path.join(root, "examples"), os.path.join(work, "examples"))
     run = subprocess.run(["bash", os.path.join(root, "examples/fleet/srun.sbatch")], env=env, cwd=work,
-                         capture_output=True, text=True, timeout=400)
+                         capture_output=True, text=True, timeout=400 * scale)
     expect(run.returncode == 0, f"srun.sbatch: exit {run.returncode}\n{run.stdout}\n{run.stderr}")
     expect("Slurm (SLURM_PROCID)" in run.stdout and "· 4 verified" in run.stdout, run.stdout)
     for name in ("fleet-junit.xml", "fleet.svg"):
         expect(os.path.exists(os.path.join(work, name)), f"srun.sbatch wrote no {name}")
 
 
+def gpu_local():
+    fake_cuda = sys.argv[4]
+    port = free_port()
+    # Ranks 0 and 2 are local rank 0 of their host, 1 and 3 local rank 1; rank 3
+    # is told it is local rank 2 of a host with two GPUs.
+    local = {0: 0, 1: 1, 2: 0, 3: 2}
+    codes = run_env_fleet(4, lambda r: {"SLURM_PROCID": str(r), "SLURM_NTASKS": "4", "SLURM_LOCALID": str(local[r]),
+                                        "PDCHECK_CUDA_LIBRARY": fake_cuda, "FAKE_CUDA_DEVICES": "2"},
+                          [plan, "--memory", "cuda:local"] + common(port))
+    expect(codes == [1, 1, 1, 1], f"exit codes {codes}")
+    doc = rank0_json()
+    expect(doc["memory"] == "cuda:0", f"rank 0 memory {doc['memory']}")
+    expect([r["memory"] for r in doc["ranks"]] == ["cuda:0", "cuda:1", "cuda:0", "cuda:2"],
+           f"ranks' memory {[r['memory'] for r in doc['ranks']]}")
+    pairs = outcomes(doc)
+    for p in (0, 1):
+        expect(pairs[(p, 2)]["outcome"] == "verified", f"{p}->2: {pairs[(p, 2)]}")
+        expect(pairs[(p, 3)]["outcome"] == "failed" and pairs[(p, 3)]["phase"] == "allocate" and
+               pairs[(p, 3)]["reason"] == "decode: --memory cuda:2: the CUDA driver sees 2 GPUs (cuda:0 to cuda:1)",
+               f"{p}->3: {pairs[(p, 3)]}")
+
+
 try:
-    {"slurm": slurm, "indexed-job": indexed_job, "sglang": sglang_pairs, "never-joins": never_joins,
+    {"gpu-local": gpu_local, "slurm": slurm, "indexed-job": indexed_job, "sglang": sglang_pairs, "never-joins": never_joins,
      "killed": killed, "hung": hung, "mpirun": mpirun, "srun": srun}[scenario]()
 finally:
     if problems:

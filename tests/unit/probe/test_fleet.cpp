@@ -151,9 +151,9 @@ TEST_CASE("fleet: the gathered result as text, JSON, JUnit and SVG", "[probe][fl
   r.pairing = "all";
   r.rounds = 2;
   r.seconds = 3.25;
-  r.ranks = {{0, "prefill", "10.0.0.1", 4001, true, ""},
-             {1, "decode", "10.0.0.2", 4002, true, ""},
-             {2, "decode", "", 0, false, ""}};
+  r.ranks = {{0, "prefill", "10.0.0.1", 4001, "host", true, ""},
+             {1, "decode", "10.0.0.2", 4002, "cuda:1", true, ""},
+             {2, "decode", "", 0, "", false, ""}};
   report::FleetProbePair ok;
   ok.prefill = 0;
   ok.decode = 1;
@@ -190,6 +190,7 @@ TEST_CASE("fleet: the gathered result as text, JSON, JUnit and SVG", "[probe][fl
   CHECK(j["pairs"][0]["gbytes_per_s"] == 2.0);
   CHECK(j["pairs"][1]["outcome"] == "not-run");
   CHECK(j["ranks"][2]["left"].is_null());
+  CHECK(j["ranks"][1]["memory"] == "cuda:1");
 
   const std::string junit = report::fleet_probe_to_junit(r);
   CHECK(junit.find("<testsuites name=\"pdcheck\" tests=\"2\" failures=\"1\"") != std::string::npos);
