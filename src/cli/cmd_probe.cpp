@@ -403,9 +403,9 @@ void install_probe(CLI::App& app, CommandContext& ctx)
   fleet->add_option("plan", f->plan, "Fleet plan: side files, which ranks are prefill and decode, which pairs")
     ->required();
   fleet->add_option("--rank", f->rank, "this process's rank (default: from the launcher's environment)")
-    ->check(integer_range(0, 1000000));
+    ->check(integer_range(0, probe::k_max_fleet_size - 1));
   fleet->add_option("--size", f->size, "ranks in the fleet (default: from the launcher's environment)")
-    ->check(integer_range(1, 1000000));
+    ->check(integer_range(1, probe::k_max_fleet_size));
   fleet->add_option("--coordinator", f->coordinator,
                     "HOST:PORT where rank 0 gathers the fleet (default: the plan's, PDCHECK_FLEET_COORDINATOR, "
                     "or MASTER_ADDR:MASTER_PORT)");

@@ -97,6 +97,10 @@ FleetPlace fleet_place(const EnvLookup& env, std::optional<int> rank, std::optio
   if (place.size <= 0) {
     throw InputError("--size", fmt::format("the fleet's size is not known from {}: give --size", place.source));
   }
+  if (place.size > k_max_fleet_size) {
+    throw InputError(size_source, fmt::format("a fleet of {} ranks is more than pdcheck probes (at most {})", place.size,
+                                              k_max_fleet_size));
+  }
   if (place.rank >= place.size) {
     throw InputError(size_source, fmt::format("rank {} is outside a fleet of {} ranks", place.rank, place.size));
   }

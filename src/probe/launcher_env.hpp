@@ -14,6 +14,10 @@ namespace pdcheck::probe {
 /// Returns the variable's value, or nullopt when it is not set.
 using EnvLookup = std::function<std::optional<std::string>(const std::string& name)>;
 
+/// The largest fleet: a plan's "rest" lists every rank, and every rank holds a
+/// connection on rank 0; far beyond any PD deployment, far below memory's limits.
+inline constexpr int k_max_fleet_size = 100000;
+
 struct FleetPlace
 {
   int rank = 0;
@@ -30,7 +34,8 @@ struct FleetPlace
 /// MPI_LOCALRANKID), Slurm (SLURM_PROCID/SLURM_NTASKS/SLURM_LOCALID) and a
 /// Kubernetes Indexed Job (JOB_COMPLETION_INDEX, size from --size or
 /// PDCHECK_FLEET_SIZE). Throws InputError naming the variable for a value that
-/// is not a number, a rank outside 0..size-1, or no launcher found.
+/// is not a number, a rank outside 0..size-1, a size over k_max_fleet_size, or
+/// no launcher found.
 FleetPlace fleet_place(const EnvLookup& env, std::optional<int> rank, std::optional<int> size);
 
 /// Rank 0's coordinator: the command line's --coordinator, then the plan's,

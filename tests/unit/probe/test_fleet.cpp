@@ -82,6 +82,9 @@ TEST_CASE("fleet: rank and size from each launcher's variables", "[probe][fleet]
   CHECK(error_of([] {
           probe::fleet_place(env_of({{"SLURM_PROCID", "6"}, {"SLURM_NTASKS", "6"}}), std::nullopt, std::nullopt);
         }) == "SLURM_NTASKS: rank 6 is outside a fleet of 6 ranks");
+  CHECK(error_of([] {
+          probe::fleet_place(env_of({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "2000000000"}}), std::nullopt, std::nullopt);
+        }) == "SLURM_NTASKS: a fleet of 2000000000 ranks is more than pdcheck probes (at most 100000)");
   CHECK(error_of([] { probe::fleet_place(env_of({}), 0, std::nullopt); }) ==
         "--size: the fleet's size is not known from --rank: give --size");
 }
