@@ -27,6 +27,9 @@ using Clock = std::chrono::steady_clock;
 
 /// How long one control message may take once its peer has started sending it.
 constexpr double k_message_seconds = 10;
+/// How long rank 0 gives a connection that comes after the fleet started to say
+/// who it is: short, since the rounds wait meanwhile.
+constexpr double k_late_join_seconds = 2;
 
 std::string verdict_key(Verdict v)
 {
@@ -131,6 +134,7 @@ public:
   {
     const auto t0 = Clock::now();
     accept_joins();
+    refuse_late_joins();
     const auto rounds = plan::schedule_rounds(m_pairs);
     report::FleetProbeResult r = start_result(static_cast<int>(rounds.size()));
     for (std::size_t round = 0; round < rounds.size(); ++round) {
@@ -140,6 +144,7 @@ public:
     for (report::FleetProbeRank& x : r.ranks) {
       x.left = m_members[static_cast<std::size_t>(x.rank)].left;
     }
+    refuse_late_joins();
     const int code = fleet_exit_code(r);
     const std::string summary = fmt::format("{} of {} pairs verified", r.count(report::PairOutcome::verified),
                                             r.pairs.size());
@@ -219,6 +224,32 @@ private:
         continue; // a connection that was not a rank of this fleet
       } catch (const json::exception&) {
         continue;
+      }
+    }
+  }
+
+  /// Answers every connection waiting once the fleet has started (a rank given
+  /// twice, one that came after --join-timeout) with its refusal, instead of
+  /// leaving it in the listen queue until rank 0 exits and the kernel resets it.
+  void refuse_late_joins()
+  {
+    for (;;) {
+      Fd fd;
+      try {
+        fd = m_listener.accept(Deadline::after(0), Phase::handshake);
+      } catch (const ProbeError&) {
+        return; // nobody waiting
+      }
+      try {
+        const json m = recv_message(fd.get(), Deadline::after(k_late_join_seconds), Phase::handshake, "join");
+        std::string reason = join_refusal(m).value_or(
+          fmt::format("rank {} came after the fleet started without it (--join-timeout {:g} s)", m.at("rank").get<int>(),
+                      m_options.join_timeout));
+        send_message(fd.get(), {{"type", "refuse"}, {"reason", reason}}, Deadline::after(k_late_join_seconds),
+                     Phase::handshake);
+      } catch (const ProbeError&) {
+        // not a rank of this fleet, or gone already
+      } catch (const json::exception&) {
       }
     }
   }
@@ -318,9 +349,14 @@ private:
         fds.push_back({m_members[static_cast<std::size_t>(rank)].fd.get(), POLLIN, 0});
         ranks.push_back(rank);
       }
+      fds.push_back({m_listener.fd(), POLLIN, 0}); // a late joiner, answered at once
       if (::poll(fds.data(), fds.size(), deadline.remaining_ms()) <= 0) {
         continue;
       }
+      if (fds.back().revents != 0) {
+        refuse_late_joins();
+      }
+      fds.pop_back();
       for (std::size_t i = 0; i < fds.size(); ++i) {
         if (fds[i].revents == 0) {
           continue;

@@ -72,6 +72,8 @@ public:
   /// Throws ProbeError(phase) when the address cannot be bound.
   static Listener bind(const std::string& host, int port, Phase phase);
   int port() const { return m_port; }
+  /// For poll(): readable when a connection waits to be accepted.
+  int fd() const { return m_fd.get(); }
   /// Waits for one connection until `deadline`; throws ProbeError(phase) on timeout.
   Fd accept(Deadline deadline, Phase phase) const;
 

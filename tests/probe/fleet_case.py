@@ -22,6 +22,9 @@ Scenarios:
                (exit 77, skipped, where Open MPI's mpirun is not installed).
   srun         examples/fleet/srun.sbatch under a stand-in for srun and
                scontrol that start SLURM_NTASKS tasks on this host.
+  refused      processes that are not of this fleet: two given rank 1 (one
+               is refused), one started with another fleet size, one with
+               another plan; the fleet itself verifies every pair.
   gpu-local    --memory cuda:local on two "hosts" of two (fake) GPUs each:
                each rank takes the GPU of its SLURM_LOCALID; a rank whose local
                rank has no GPU fails its pairs in the allocate phase.
@@ -364,6 +367,37 @@ def srun():
         expect(os.path.exists(os.path.join(work, name)), f"srun.sbatch wrote no {name}")
 
 
+def refused():
+    port = free_port()
+    other_plan = os.path.join(work, "other-plan.yaml")
+    with open(other_plan, "w") as f:
+        f.write(f"prefill: {{side: {root}/examples/pairs/hetero-tp-scatter-works/prefill.yaml, ranks: 0-1}}\n"
+                f"decode: {{side: {root}/examples/pairs/hetero-tp-scatter-works/decode.yaml, ranks: rest}}\n"
+                "pairs: [[0, 2]]\n")
+    args = common(port, "--join-timeout", seconds(60))
+    ranks = {r: start({}, [plan, "--rank", str(r), "--size", "4"] + args, f"rank{r}") for r in (0, 1, 2)}
+    twin = start({}, [plan, "--rank", "1", "--size", "4"] + args, "twin1")
+    bigger = start({}, [plan, "--rank", "2", "--size", "5"] + args, "size5")
+    # Another plan under rank 3's number, refused before the real rank 3 starts.
+    other = start({}, [other_plan, "--rank", "3", "--size", "4"] + args, "other")
+    expect(wait_all([other], 120) == [3], "another plan was not refused")
+    ranks[3] = start({}, [plan, "--rank", "3", "--size", "4"] + args, "rank3")
+    codes = wait_all([ranks[r] for r in range(4)] + [twin, bigger], 240)
+    expect(codes[0] == 0 and codes[2:4] == [0, 0] and codes[5] == 3, f"exit codes {codes}")
+    expect(sorted([codes[1], codes[4]]) == [0, 3], f"rank 1 and its twin: {codes[1]}, {codes[4]}")
+    refused_twin = "rank1" if codes[1] == 3 else "twin1"
+    expect(read(f"{refused_twin}.err") == "pdcheck probe fleet: rank 1: rank 0 refused this rank: rank 1 has already "
+           "joined: two processes were given the same rank\n", f"twin: {read(refused_twin + '.err')!r}")
+    expect(read("size5.err") == "pdcheck probe fleet: rank 2: rank 0 refused this rank: rank 2 was started in a "
+           "fleet of 5 ranks, rank 0 in one of 4\n", f"size 5: {read('size5.err')!r}")
+    other_err = read("other.err")
+    expect(other_err.startswith("pdcheck probe fleet: rank 3: rank 0 refused this rank: rank 3 runs a different plan "
+                                "(digest ") and other_err.endswith("): give every rank the same plan and side files\n"),
+           f"other plan: {other_err!r}")
+    doc = rank0_json()
+    expect(doc["verified"] and doc["counts"]["verified"] == 4, f"counts {doc['counts']}")
+
+
 def gpu_local():
     fake_cuda = sys.argv[4]
     port = free_port()
@@ -387,7 +421,7 @@ def gpu_local():
 
 
 try:
-    {"gpu-local": gpu_local, "slurm": slurm, "indexed-job": indexed_job, "sglang": sglang_pairs, "never-joins": never_joins,
+    {"gpu-local": gpu_local, "refused": refused, "slurm": slurm, "indexed-job": indexed_job, "sglang": sglang_pairs, "never-joins": never_joins,
      "killed": killed, "hung": hung, "mpirun": mpirun, "srun": srun}[scenario]()
 finally:
     if problems:
