@@ -165,7 +165,7 @@ probe::ProbeOptions session_options(const ProbeCliOptions& o)
 
 std::vector<std::string> report_formats_of_fleet()
 {
-  return {"text", "json", "junit", "svg"};
+  return {"text", "json", "junit", "svg", "html"};
 }
 
 std::string render_fleet(const std::string& format, const report::FleetProbeResult& r, int exit_code)
@@ -178,6 +178,9 @@ std::string render_fleet(const std::string& format, const report::FleetProbeResu
   }
   if (format == "svg") {
     return report::fleet_probe_to_svg(r);
+  }
+  if (format == "html") {
+    return report::fleet_probe_to_html(r);
   }
   return report::fleet_probe_to_text(r);
 }

@@ -631,7 +631,16 @@ FleetOutcome run_fleet_rank(const FleetPlace& place, const HostPort& coordinator
   out.exit_code = fleet_exit_code(result);
   out.summary = fmt::format("{} of {} pairs verified", result.count(report::PairOutcome::verified), result.pairs.size());
   if (own.exit_code == 3) {
-    out.summary += "; " + own.summary; // rank 0's own end could not take part
+    // Rank 0's own end could not take part. When it could not even reach its own
+    // coordinator, the address names another host than rank 0's, and every
+    // rank that used it has failed the same way: say so first.
+    out.summary += "; " + own.summary;
+    result.notes.push_back(own.summary);
+    if (own.summary.find("cannot reach the coordinator") != std::string::npos) {
+      result.notes.push_back(fmt::format("--coordinator {} does not reach rank 0's own host: give the address of the "
+                                         "host the launcher starts rank 0 on",
+                                         o.coordinator));
+    }
   }
   out.result = std::move(result);
   return out;

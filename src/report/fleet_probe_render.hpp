@@ -2,8 +2,8 @@
 
 // `pdcheck probe fleet`: every probed prefill x decode pair of a fleet, as rank
 // 0 gathered them, rendered as a text matrix, JSON (schemas/probe-fleet.schema.json),
-// JUnit (one test per pair) and an SVG heat map. Plain data, filled by
-// probe/fleet_session.
+// JUnit (one test per pair), an SVG heat map and an HTML page holding it. Plain
+// data, filled by probe/fleet_session.
 
 #include <nlohmann/json.hpp>
 
@@ -60,6 +60,7 @@ struct FleetProbeResult
   std::vector<FleetProbePair> pairs;
   int rounds = 0;
   double seconds = 0;
+  std::vector<std::string> notes; ///< what rank 0 saw of the fleet as a whole
 
   bool all_verified() const;
   int count(PairOutcome o) const;
@@ -70,7 +71,11 @@ std::string fleet_probe_to_text(const FleetProbeResult& r);
 /// One <testcase> per pair, named "prefill P -> decode D"; <failure> unless verified.
 std::string fleet_probe_to_junit(const FleetProbeResult& r);
 /// Prefill ranks down, decode ranks across; green verified (lighter when slower
-/// than the fleet's median), red findings, orange failed, grey not run, white not a pair.
+/// than half the fleet's median), red findings, orange failed, grey not run,
+/// white not a pair.
 std::string fleet_probe_to_svg(const FleetProbeResult& r);
+/// A page for a runbook: the heat map, then every pair not verified and every
+/// rank missing, with the reasons.
+std::string fleet_probe_to_html(const FleetProbeResult& r);
 
 } // namespace pdcheck::report

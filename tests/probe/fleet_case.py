@@ -25,6 +25,8 @@ Scenarios:
   refused      processes that are not of this fleet: two given rank 1 (one
                is refused), one started with another fleet size, one with
                another plan; the fleet itself verifies every pair.
+  wrong-coordinator  rank 0 given a --coordinator that is not its own host:
+               its own end never joins, and the report says why first.
   gpu-local    --memory cuda:local on two "hosts" of two (fake) GPUs each:
                each rank takes the GPU of its SLURM_LOCALID; a rank whose local
                rank has no GPU fails its pairs in the allocate phase.
@@ -115,9 +117,9 @@ def outcomes(doc):
     return {(p["prefill"], p["decode"]): p for p in doc["pairs"]}
 
 
-def common(port, *extra, timeout=5):
+def common(port, *extra, timeout=5, host="127.0.0.1"):
     return ["--transport", "tcp", "--timeout", seconds(timeout), "--format", "json",
-            "--coordinator", f"127.0.0.1:{port}"] + list(extra)
+            "--coordinator", f"{host}:{port}"] + list(extra)
 
 
 def run_env_fleet(size, env_of, args, limit=240, skip=(), on_start=None):
@@ -136,7 +138,8 @@ def slurm():
     codes = run_env_fleet(4, lambda r: {"SLURM_PROCID": str(r), "SLURM_NTASKS": "4", "SLURM_LOCALID": str(r),
                                         "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port)},
                           [plan, "--transport", "tcp", "--timeout", seconds(5), "--format", "json",
-                           "--output", "text=fleet.txt", "--output", "junit=fleet.xml", "--output", "svg=fleet.svg"])
+                           "--output", "text=fleet.txt", "--output", "junit=fleet.xml", "--output", "svg=fleet.svg",
+                           "--output", "html=fleet.html"])
     expect(codes == [0, 0, 0, 0], f"exit codes {codes}")
     doc = rank0_json()
     expect(doc["verified"] and doc["counts"] == {"pairs": 4, "verified": 4, "findings": 0, "failed": 0, "not_run": 0},
@@ -157,6 +160,9 @@ def slurm():
     expect(sorted(c.get("name") for c in cases) ==
            ["prefill 0 -> decode 2", "prefill 0 -> decode 3", "prefill 1 -> decode 2", "prefill 1 -> decode 3"],
            "JUnit names")
+    html = read("fleet.html")
+    expect(html.startswith("<!DOCTYPE html>") and "<title>pdcheck probe fleet: 4 of 4 pairs verified</title>" in html,
+           "HTML page")
     svg = ET.fromstring(read("fleet.svg"))
     cells = [e for e in svg.iter() if e.get("class") == "cell"]
     expect(len(cells) == 4 and all(c.get("data-outcome") == "verified" for c in cells), "SVG cells")
@@ -398,6 +404,26 @@ def refused():
     expect(doc["verified"] and doc["counts"]["verified"] == 4, f"counts {doc['counts']}")
 
 
+def wrong_coordinator():
+    port = free_port()
+    args = [plan, "--join-timeout", seconds(3)]
+    # 192.0.2.1 (TEST-NET-1) is no host's: rank 0 listens on the port all the
+    # same, and the other ranks reach it at 127.0.0.1.
+    procs = [start({"SLURM_PROCID": str(r), "SLURM_NTASKS": "4"},
+                   args + common(port, host="127.0.0.1" if r else "192.0.2.1"), f"rank{r}") for r in range(4)]
+    codes = wait_all(procs, 120)
+    expect(codes == [1, 1, 1, 1], f"exit codes {codes}")
+    doc = rank0_json()
+    expect(len(doc["notes"]) == 2 and doc["notes"][0].startswith("rank 0: cannot reach the coordinator (rank 0) at "
+                                                                 f"192.0.2.1:{port}: ") and
+           doc["notes"][1] == f"--coordinator 192.0.2.1:{port} does not reach rank 0's own host: give the address of "
+           "the host the launcher starts rank 0 on", f"notes {doc['notes']}")
+    pairs = outcomes(doc)
+    expect(all(pairs[(0, d)]["reason"] == f"rank 0 never joined the fleet (waited {seconds(3)} s)" for d in (2, 3)),
+           f"rank 0's pairs: {pairs[(0, 2)]}, {pairs[(0, 3)]}")
+    expect(pairs[(1, 2)]["outcome"] == "verified" and pairs[(1, 3)]["outcome"] == "verified", "rank 1's pairs")
+
+
 def gpu_local():
     fake_cuda = sys.argv[4]
     port = free_port()
@@ -421,7 +447,7 @@ def gpu_local():
 
 
 try:
-    {"gpu-local": gpu_local, "refused": refused, "slurm": slurm, "indexed-job": indexed_job, "sglang": sglang_pairs, "never-joins": never_joins,
+    {"gpu-local": gpu_local, "refused": refused, "wrong-coordinator": wrong_coordinator, "slurm": slurm, "indexed-job": indexed_job, "sglang": sglang_pairs, "never-joins": never_joins,
      "killed": killed, "hung": hung, "mpirun": mpirun, "srun": srun}[scenario]()
 finally:
     if problems:

@@ -204,6 +204,13 @@ TEST_CASE("fleet: the gathered result as text, JSON, JUnit and SVG", "[probe][fl
   const std::string svg = report::fleet_probe_to_svg(r);
   CHECK(svg.find("data-prefill=\"0\" data-decode=\"1\" data-outcome=\"verified\" data-gbps=\"2.000\"") != std::string::npos);
   CHECK(svg.find("data-prefill=\"0\" data-decode=\"2\" data-outcome=\"not-run\"") != std::string::npos);
+  const std::string html = report::fleet_probe_to_html(r);
+  CHECK(html.find("<title>pdcheck probe fleet: 1 of 2 pairs verified</title>") != std::string::npos);
+  CHECK(html.find("<tr><td>prefill 0 -&gt; decode 2</td><td>2</td><td>not-run</td><td></td><td>rank 2 never joined "
+                  "the fleet (waited 60 s)</td></tr>") != std::string::npos);
+  CHECK(html.find("<tr><td>1</td><td>decode</td><td>10.0.0.2</td><td>cuda:1</td><td>took part</td></tr>") !=
+        std::string::npos);
+  CHECK(html.find("<svg ") != std::string::npos);
   CHECK(r.all_verified() == false);
   CHECK(probe::fleet_exit_code(r) == 1);
   r.pairs.pop_back();
