@@ -1,11 +1,11 @@
 #include "plan/fleet_pairs.hpp"
 
 #include "util/error.hpp"
+#include "util/whole_number.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 #include <set>
 
 namespace pdcheck::plan {
@@ -14,13 +14,11 @@ namespace {
 
 int parse_rank(std::string_view text, const std::string& where, const std::string& whole)
 {
-  int value = -1;
-  const char* end = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (text.empty() || ec != std::errc() || ptr != end || value < 0) {
+  const std::optional<int> value = whole_number(text);
+  if (!value) {
     throw InputError(where, fmt::format("expected ranks such as \"0-3,8\" or \"rest\", got \"{}\"", whole));
   }
-  return value;
+  return *value;
 }
 
 std::vector<int> ranks_of(const RankSpec& spec)

@@ -1,10 +1,10 @@
 #include "probe/launcher_env.hpp"
 
 #include "util/error.hpp"
+#include "util/whole_number.hpp"
 
 #include <fmt/format.h>
 
-#include <charconv>
 
 namespace pdcheck::probe {
 
@@ -12,13 +12,11 @@ namespace {
 
 int number(const std::string& text, const std::string& name)
 {
-  int value = -1;
-  const char* end = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (text.empty() || ec != std::errc() || ptr != end || value < 0) {
+  const std::optional<int> value = whole_number(text);
+  if (!value) {
     throw InputError(name, fmt::format("expected a non-negative whole number, got \"{}\"", text));
   }
-  return value;
+  return *value;
 }
 
 std::optional<int> read(const EnvLookup& env, const std::string& name)

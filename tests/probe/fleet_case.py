@@ -117,6 +117,18 @@ def outcomes(doc):
     return {(p["prefill"], p["decode"]): p for p in doc["pairs"]}
 
 
+def expect_only_rank_failed(doc, bad, reason_ok, outcomes_ok=("failed", "not-run"), good=(2,)):
+    """Both prefill ranks (0, 1) verified their pairs with the `good` decode
+    ranks; their pairs with decode rank `bad` ended in one of `outcomes_ok`
+    with a reason reason_ok accepts."""
+    pairs = outcomes(doc)
+    for p in (0, 1):
+        for d in good:
+            expect(pairs[(p, d)]["outcome"] == "verified", f"{p}->{d}: {pairs[(p, d)]}")
+        expect(pairs[(p, bad)]["outcome"] in outcomes_ok and reason_ok(pairs[(p, bad)]["reason"]),
+               f"{p}->{bad}: {pairs[(p, bad)]}")
+
+
 def common(port, *extra, timeout=5, host="127.0.0.1"):
     return ["--transport", "tcp", "--timeout", seconds(timeout), "--format", "json",
             "--coordinator", f"{host}:{port}"] + list(extra)
@@ -217,40 +229,43 @@ def never_joins():
     expect(codes == [1, 1, 1], f"exit codes {codes}")
     expect(time.monotonic() - t0 < 60 * scale, "took too long")
     doc = rank0_json()
-    pairs = outcomes(doc)
-    for p in (0, 1):
-        expect(pairs[(p, 2)]["outcome"] == "verified", f"{p}->2: {pairs[(p, 2)]}")
-        expect(pairs[(p, 3)]["outcome"] == "not-run" and
-               pairs[(p, 3)]["reason"] == f"rank 3 never joined the fleet (waited {seconds(3)} s)",
-               f"{p}->3: {pairs[(p, 3)]}")
+    expect_only_rank_failed(doc, 3, lambda r: r == f"rank 3 never joined the fleet (waited {seconds(3)} s)",
+                            outcomes_ok=("not-run",))
     rank3 = next(r for r in doc["ranks"] if r["rank"] == 3)
     expect(not rank3["joined"], "rank 3 joined")
 
 
-def cpu_seconds(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+def sockets(pid):
+    count = 0
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            count += os.readlink(f"/proc/{pid}/fd/{fd}").startswith("socket:")
+        except OSError:
+            pass
+    return count
 
 
-def wait_busy(proc, cpu, limit=120):
-    """Until `proc` has used `cpu` seconds of CPU: joining and waiting cost next
-    to nothing, so by then it fills or verifies the pools of a pair."""
+def wait_in_pair(proc, limit=120):
+    """Until `proc` runs a pair: waiting, a rank holds two sockets (its probe
+    listener and its connection to rank 0); in a pair, also the pair's
+    connection and its data transport's."""
     deadline = time.monotonic() + limit * scale
-    while cpu_seconds(proc.pid) < cpu:
+    while sockets(proc.pid) < 4:
         if time.monotonic() > deadline or proc.poll() is not None:
-            problems.append("rank 3 never got busy")
+            problems.append("rank 3 never started a pair")
             return
-        time.sleep(0.05)
+        time.sleep(0.02)
 
 
 def stop_rank3_mid_run(sig, extra, timeout=5):
     port = free_port()
     t0 = time.monotonic()
-    # Long pairs (100 x 2 requests, seconds each) so that rank 3 is struck in the middle of one.
-    args = [plan, "--iterations", "100"] + common(port, *extra, timeout=timeout)
-    procs = [start({"SLURM_PROCID": str(r), "SLURM_NTASKS": "4"}, args, f"rank{r}") for r in range(4)]
-    wait_busy(procs[3], 0.5)
+    # Rank 3's pairs are long (the decode end sets the number of requests: 100 x
+    # 2, seconds), the others' short, so that rank 3 is struck in the middle of one.
+    args = [plan] + common(port, *extra, timeout=timeout)
+    procs = [start({"SLURM_PROCID": str(r), "SLURM_NTASKS": "4"},
+                   args + (["--iterations", "100"] if r == 3 else []), f"rank{r}") for r in range(4)]
+    wait_in_pair(procs[3])
     procs[3].send_signal(sig)
     codes = wait_all(procs[:3], 300)
     procs[3].kill()
@@ -258,11 +273,7 @@ def stop_rank3_mid_run(sig, extra, timeout=5):
     expect(codes == [1, 1, 1], f"exit codes {codes}")
     expect(time.monotonic() - t0 < 280 * scale, "took too long")
     doc = rank0_json()
-    pairs = outcomes(doc)
-    for p in (0, 1):
-        expect(pairs[(p, 2)]["outcome"] == "verified", f"{p}->2: {pairs[(p, 2)]}")
-        expect(pairs[(p, 3)]["outcome"] in ("failed", "not-run") and "rank 3" in pairs[(p, 3)]["reason"],
-               f"{p}->3: {pairs[(p, 3)]}")
+    expect_only_rank_failed(doc, 3, lambda r: "rank 3" in r)
     rank3 = next(r for r in doc["ranks"] if r["rank"] == 3)
     expect(rank3["joined"] and rank3["left"], f"rank 3: {rank3}")
     return rank3["left"] or ""
@@ -274,8 +285,8 @@ def killed():
 
 
 def hung():
-    # Longer than a healthy pair of the round takes, so that only rank 3 is called hung.
-    pair_timeout = seconds(30)
+    # Far longer than a healthy pair of the round takes, so that only rank 3 is called hung.
+    pair_timeout = seconds(20)
     left = stop_rank3_mid_run(signal.SIGSTOP, ["--pair-timeout", pair_timeout], timeout=3)
     expect(left == f"sent no result within {pair_timeout} s of round 1 (hung?)", f"rank 3 left: {left}")
 
@@ -316,16 +327,17 @@ def mpirun():
         f.write("""#!/bin/sh
 case "$OMPI_COMM_WORLD_RANK" in
   4) exit 0 ;;
-  5) "$@" & pid=$!
-     # until it has used half a second of CPU: then it is filling or verifying a pair's pools
-     while [ "$(awk '{print $14 + $15}' /proc/$pid/stat 2>/dev/null || echo 1000000)" -lt 50 ]; do sleep 0.05; done
+  5) # a long pair (the decode end sets the number of requests), struck once it has begun:
+     # waiting, a rank holds two sockets; in a pair, also the pair's and its data transport's
+     "$@" --iterations 100 & pid=$!
+     while [ -d /proc/$pid ] && [ "$(ls -l /proc/$pid/fd 2>/dev/null | grep -c socket:)" -lt 4 ]; do sleep 0.02; done
      kill -9 $pid; exit 0 ;;
   *) exec "$@" ;;
 esac
 """)
     os.chmod(wrapper, stat.S_IRWXU)
     run = subprocess.run(["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "6", wrapper, pdcheck, "probe",
-                          "fleet", os.path.join(work, "plan6.yaml"), "--iterations", "100"] +
+                          "fleet", os.path.join(work, "plan6.yaml")] +
                          common(port, "--join-timeout", seconds(10)),
                          env=env, cwd=work, capture_output=True, text=True, timeout=400 * scale)
     expect(run.returncode == 1, f"mpirun exit {run.returncode} with two ranks missing")
@@ -335,15 +347,9 @@ esac
         problems.append(f"mpirun -np 6: no report\n--- stdout\n{run.stdout}\n--- stderr\n{run.stderr}")
         return
     jsonschema.validate(doc, schema)
-    pairs = outcomes(doc)
-    for p in (0, 1):
-        for d in (2, 3):
-            expect(pairs[(p, d)]["outcome"] == "verified", f"{p}->{d}: {pairs[(p, d)]}")
-        expect(pairs[(p, 4)]["outcome"] == "not-run" and
-               pairs[(p, 4)]["reason"] == f"rank 4 never joined the fleet (waited {seconds(10)} s)",
-               f"{p}->4: {pairs[(p, 4)]}")
-        expect(pairs[(p, 5)]["outcome"] in ("failed", "not-run") and "rank 5" in pairs[(p, 5)]["reason"],
-               f"{p}->5: {pairs[(p, 5)]}")
+    expect_only_rank_failed(doc, 4, lambda r: r == f"rank 4 never joined the fleet (waited {seconds(10)} s)",
+                            outcomes_ok=("not-run",), good=(2, 3))
+    expect_only_rank_failed(doc, 5, lambda r: "rank 5" in r, good=())
 
 
 def srun():
@@ -438,12 +444,9 @@ def gpu_local():
     expect(doc["memory"] == "cuda:0", f"rank 0 memory {doc['memory']}")
     expect([r["memory"] for r in doc["ranks"]] == ["cuda:0", "cuda:1", "cuda:0", "cuda:2"],
            f"ranks' memory {[r['memory'] for r in doc['ranks']]}")
-    pairs = outcomes(doc)
-    for p in (0, 1):
-        expect(pairs[(p, 2)]["outcome"] == "verified", f"{p}->2: {pairs[(p, 2)]}")
-        expect(pairs[(p, 3)]["outcome"] == "failed" and pairs[(p, 3)]["phase"] == "allocate" and
-               pairs[(p, 3)]["reason"] == "decode: --memory cuda:2: the CUDA driver sees 2 GPUs (cuda:0 to cuda:1)",
-               f"{p}->3: {pairs[(p, 3)]}")
+    expect_only_rank_failed(doc, 3, lambda r: r == "decode: --memory cuda:2: the CUDA driver sees 2 GPUs (cuda:0 to cuda:1)",
+                            outcomes_ok=("failed",))
+    expect(all(outcomes(doc)[(p, 3)]["phase"] == "allocate" for p in (0, 1)), "rank 3's pairs failed in allocate")
 
 
 try:
