@@ -162,6 +162,11 @@ std::vector<FleetPair> fleet_pairs(const FleetPlan& plan, const FleetRoles& role
     break;
   }
   case PairChoice::sglang: {
+    if (prefill_attn_tp < 1 || decode_attn_tp < 1) {
+      throw InputError(plan.pairs_where, fmt::format("sglang pairs: attention TP {} (prefill) and {} (decode): a side "
+                                                     "SGLang cannot start has no rank mapping",
+                                                     prefill_attn_tp, decode_attn_tp));
+    }
     const auto whole = [&](const std::vector<int>& side, int tp, const char* name) {
       if (side.size() % static_cast<std::size_t>(tp) != 0) {
         throw InputError(plan.pairs_where,

@@ -11,10 +11,14 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
 #include <map>
 #include <thread>
 
@@ -51,6 +55,32 @@ Verdict verdict_of_key(const std::string& key)
   return key == "findings" ? Verdict::findings : Verdict::cannot_run;
 }
 
+bool is_loopback(const std::string& address)
+{
+  return address.rfind("127.", 0) == 0 || address == "::1" || address == "localhost";
+}
+
+/// This host's first address that is up and not loopback ("" when none).
+std::string non_loopback_address()
+{
+  ifaddrs* list = nullptr;
+  if (::getifaddrs(&list) != 0) {
+    return "";
+  }
+  std::string found;
+  for (ifaddrs* a = list; a != nullptr && found.empty(); a = a->ifa_next) {
+    if (a->ifa_addr == nullptr || a->ifa_addr->sa_family != AF_INET || (a->ifa_flags & IFF_UP) == 0 ||
+        (a->ifa_flags & IFF_LOOPBACK) != 0) {
+      continue;
+    }
+    char text[INET_ADDRSTRLEN] = {};
+    ::inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(a->ifa_addr)->sin_addr, text, sizeof text);
+    found = text;
+  }
+  ::freeifaddrs(list);
+  return found;
+}
+
 /// The address this end of a connected socket has: the one its peer (rank 0)
 /// reached it by, so the one the other ranks most likely reach it by too.
 std::string local_address(int fd)
@@ -81,7 +111,6 @@ json pair_end_json(std::size_t pair, const PairEnd& e)
 PairEnd pair_end_from_json(const json& m)
 {
   PairEnd e;
-  e.role = m.at("role").get<std::string>();
   e.verdict = verdict_of_key(m.at("verdict").get<std::string>());
   e.phase = printable_untrusted(m.at("phase").get<std::string>());
   e.reason = printable_untrusted(m.at("reason").get<std::string>());
@@ -233,7 +262,9 @@ private:
   /// leaving it in the listen queue until rank 0 exits and the kernel resets it.
   void refuse_late_joins()
   {
-    for (;;) {
+    // A budget, so that connections that never say who they are cannot hold up a round.
+    const Deadline budget = Deadline::after(2 * k_late_join_seconds);
+    while (!budget.expired()) {
       Fd fd;
       try {
         fd = m_listener.accept(Deadline::after(0), Phase::handshake);
@@ -242,9 +273,11 @@ private:
       }
       try {
         const json m = recv_message(fd.get(), Deadline::after(k_late_join_seconds), Phase::handshake, "join");
-        std::string reason = join_refusal(m).value_or(
-          fmt::format("rank {} came after the fleet started without it (--join-timeout {:g} s)", m.at("rank").get<int>(),
-                      m_options.join_timeout));
+        std::optional<std::string> refusal = join_refusal(m);
+        const std::string reason =
+          refusal ? *refusal
+                  : fmt::format("rank {} came after the fleet started without it (--join-timeout {:g} s)",
+                                m.at("rank").get<int>(), m_options.join_timeout);
         send_message(fd.get(), {{"type", "refuse"}, {"reason", reason}}, Deadline::after(k_late_join_seconds),
                      Phase::handshake);
       } catch (const ProbeError&) {
@@ -342,7 +375,9 @@ private:
     }
     const double limit = m_options.pair_deadline_seconds();
     const Deadline deadline = Deadline::after(limit);
-    while (!waiting.empty() && !deadline.expired()) {
+    // Past the deadline, one last pass still reads the results already here
+    // (poll with 0 ms), so that reading others' never makes a rank late.
+    while (!waiting.empty()) {
       std::vector<pollfd> fds;
       std::vector<int> ranks;
       for (const auto& [rank, at] : waiting) {
@@ -350,10 +385,14 @@ private:
         ranks.push_back(rank);
       }
       fds.push_back({m_listener.fd(), POLLIN, 0}); // a late joiner, answered at once
-      if (::poll(fds.data(), fds.size(), deadline.remaining_ms()) <= 0) {
+      const int ready = ::poll(fds.data(), fds.size(), deadline.remaining_ms());
+      if (ready == 0 && deadline.expired()) {
+        break;
+      }
+      if (ready <= 0) {
         continue;
       }
-      if (fds.back().revents != 0) {
+      if (fds.back().revents != 0 && !deadline.expired()) {
         refuse_late_joins();
       }
       fds.pop_back();
@@ -371,7 +410,8 @@ private:
             continue;
           }
           PairEnd e = pair_end_from_json(m);
-          (side_of(rank) == "prefill" ? run.prefill : run.decode) = std::move(e);
+          e.role = side_of(rank); // the rank's role as the plan says, never the wire's text
+          (e.role == "prefill" ? run.prefill : run.decode) = std::move(e);
         } catch (const ProbeError& e) {
           leave(rank, fmt::format("lost during round {}: {}", round, e.detail()));
         } catch (const json::exception&) {
@@ -416,7 +456,10 @@ PairEnd run_decode_pair(std::size_t index, int peer_rank, const sglang::Side& si
     for (;;) {
       Fd oob = listener.accept(d, Phase::handshake);
       try {
-        const json m = recv_message(oob.get(), d, Phase::handshake, "fleet-pair");
+        // The prefill sends it right after connecting: a connection that stays
+        // silent (a port scanner, a health check) must not use up the pair's deadline.
+        const Deadline first = d.remaining_ms() < k_late_join_seconds * 1000 ? d : Deadline::after(k_late_join_seconds);
+        const json m = recv_message(oob.get(), first, Phase::handshake, "fleet-pair");
         if (m.value("type", "") == "fleet-pair" && m.value("pair", std::size_t{0}) == index &&
             m.value("rank", -1) == peer_rank) {
           report = run_decode_end(side, o.probe, std::move(oob), *transport);
@@ -477,7 +520,14 @@ FleetOutcome run_member(const FleetPlace& place, const HostPort& coordinator, st
     return member_failed(fmt::format("rank {}: cannot reach the coordinator (rank 0) at {}:{}: {}", place.rank,
                                      coordinator.host, coordinator.port, e.detail()));
   }
-  const std::string host = o.advertise.empty() ? local_address(c.get()) : o.advertise;
+  std::string host = o.advertise.empty() ? local_address(c.get()) : o.advertise;
+  if (o.advertise.empty() && is_loopback(host) && !is_loopback(coordinator.host)) {
+    // Rank 0's own host, its name mapped to 127.0.1.1 by /etc/hosts (Debian's
+    // default): the other hosts cannot reach a loopback address.
+    if (const std::string other = non_loopback_address(); !other.empty()) {
+      host = other;
+    }
+  }
   // Long enough for every round this rank could be in, and the join before them.
   const Deadline overall =
     Deadline::after(o.join_timeout + static_cast<double>(rounds) * (o.pair_deadline_seconds() + k_message_seconds) + 30);
@@ -613,6 +663,13 @@ FleetOutcome run_fleet_rank(const FleetPlace& place, const HostPort& coordinator
   if (place.rank != 0) {
     return run_member(place, coordinator, rounds, side, o, make_transport);
   }
+  // Rank 0 holds one connection per rank: the usual soft limit of 1024 files
+  // would end the joins of a large fleet early (accept fails with EMFILE).
+  rlimit files{};
+  if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = files.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &files);
+  }
   std::optional<Listener> listener;
   try {
     const std::string any = coordinator.host.find(':') != std::string::npos ? "::" : "0.0.0.0";
@@ -621,12 +678,26 @@ FleetOutcome run_fleet_rank(const FleetPlace& place, const HostPort& coordinator
     return member_failed(fmt::format("rank 0: the coordinator {}", e.what()));
   }
   report::FleetProbeResult result;
+  std::exception_ptr coordinator_error; // out of memory, say: rethrown once both threads are done
   std::thread coordinator_thread([&] {
-    Coordinator c(std::move(*listener), place, roles, pairs, o);
-    result = c.run();
+    try {
+      Coordinator c(std::move(*listener), place, roles, pairs, o);
+      result = c.run();
+    } catch (...) {
+      coordinator_error = std::current_exception();
+    }
   });
-  FleetOutcome own = run_member(place, coordinator, rounds, side, o, make_transport);
+  FleetOutcome own;
+  try {
+    own = run_member(place, coordinator, rounds, side, o, make_transport);
+  } catch (...) {
+    coordinator_thread.join();
+    throw;
+  }
   coordinator_thread.join();
+  if (coordinator_error) {
+    std::rethrow_exception(coordinator_error);
+  }
   FleetOutcome out;
   out.exit_code = fleet_exit_code(result);
   out.summary = fmt::format("{} of {} pairs verified", result.count(report::PairOutcome::verified), result.pairs.size());

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include <arpa/inet.h>
+#include <algorithm>
+#include <limits>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -20,9 +22,12 @@ namespace pdcheck::probe {
 
 Deadline Deadline::after(double seconds)
 {
+  // A billion seconds (31 years) is "never" for any probe, and keeps the
+  // clock's integer far from overflow whatever a sum of timeouts comes to.
+  constexpr double k_longest = 1e9;
   Deadline d;
-  d.m_at = std::chrono::steady_clock::now() +
-           std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
+  d.m_at = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                std::chrono::duration<double>(std::clamp(seconds, 0.0, k_longest)));
   return d;
 }
 
@@ -40,7 +45,11 @@ int Deadline::remaining_ms() const
   }
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(m_at - std::chrono::steady_clock::now());
   // Round a positive remainder below 1 ms up, so poll() still waits a little.
-  return left.count() <= 0 ? (m_at > std::chrono::steady_clock::now() ? 1 : 0) : static_cast<int>(left.count());
+  // poll() takes an int: past 24 days, wait the most it can (the caller loops).
+  if (left.count() <= 0) {
+    return m_at > std::chrono::steady_clock::now() ? 1 : 0;
+  }
+  return static_cast<int>(std::min<std::int64_t>(left.count(), std::numeric_limits<int>::max()));
 }
 
 Fd& Fd::operator=(Fd&& other) noexcept

@@ -107,6 +107,10 @@ TEST_CASE("fleet plan: the pairs of all, sglang and a list", "[plan][fleet]")
   CHECK(error_of([&] { plan::fleet_pairs(sg, plan::resolve_roles(sg, 6), 2, 3); }) ==
         "plan.yaml:6:8: sglang pairs: attention TP 2 (prefill) and 3 (decode) do not divide one another, so SGLang "
         "has no rank mapping for them");
+  // tp 2 / dp 4 with DP attention rounds down to 0: no mapping, not a division by zero.
+  CHECK(error_of([&] { plan::fleet_pairs(sg, plan::resolve_roles(sg, 6), 0, 4); }) ==
+        "plan.yaml:6:8: sglang pairs: attention TP 0 (prefill) and 4 (decode): a side SGLang cannot start has no "
+        "rank mapping");
   const plan::FleetPlan odd = plan_of("0-2", "3-6", plan::PairChoice::sglang);
   CHECK(error_of([&] { plan::fleet_pairs(odd, plan::resolve_roles(odd, 7), 2, 4); }) ==
         "plan.yaml:6:8: sglang pairs need whole prefill instances: 3 prefill ranks at attention TP 2");
