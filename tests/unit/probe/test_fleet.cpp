@@ -9,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <climits>
 #include <map>
 
 using namespace pdcheck;
@@ -87,6 +88,19 @@ TEST_CASE("fleet: rank and size from each launcher's variables", "[probe][fleet]
         }) == "SLURM_NTASKS: a fleet of 2000000000 ranks is more than pdcheck probes (at most 100000)");
   CHECK(error_of([] { probe::fleet_place(env_of({}), 0, std::nullopt); }) ==
         "--size: the fleet's size is not known from --rank: give --size");
+}
+
+TEST_CASE("fleet: deadlines of any length stay deadlines", "[probe][fleet]")
+{
+  // A member's deadline sums a pair deadline per round: --pair-timeout 86400 over
+  // 25 rounds is 25 days, past poll()'s int of milliseconds. It must not wrap
+  // into a negative "wait forever" or overflow the clock.
+  CHECK(probe::Deadline::after(25 * 86400.0).remaining_ms() == INT_MAX);
+  CHECK(probe::Deadline::after(1e300).remaining_ms() == INT_MAX);
+  CHECK_FALSE(probe::Deadline::after(1e300).expired());
+  CHECK(probe::Deadline::after(-5).remaining_ms() == 0);
+  const int ten_s = probe::Deadline::after(10).remaining_ms();
+  CHECK((ten_s > 9000 && ten_s <= 10000));
 }
 
 TEST_CASE("fleet: rank 0's address from the command line, the plan or the environment", "[probe][fleet]")
