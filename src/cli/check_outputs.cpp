@@ -1,6 +1,6 @@
 #include "cli/check_outputs.hpp"
+#include "cli/options.hpp"
 
-#include "io/output_file.hpp"
 #include "report/check_render.hpp"
 #include "report/github.hpp"
 #include "report/gitlab.hpp"
@@ -46,24 +46,6 @@ const std::vector<std::string>& check_formats()
 {
   static const std::vector<std::string> formats = {"text", "json", "sarif", "junit", "github", "gitlab", "markdown"};
   return formats;
-}
-
-CLI::Validator output_request_validator()
-{
-  return CLI::Validator(
-    [](std::string& word) -> std::string {
-      const auto eq = word.find('=');
-      const std::string format = word.substr(0, eq);
-      if (eq == std::string::npos || eq + 1 == word.size()) {
-        return "expected FORMAT=PATH, got '" + word + "'";
-      }
-      const auto& all = check_formats();
-      if (std::find(all.begin(), all.end(), format) == all.end()) {
-        return fmt::format("unknown format '{}' in '{}' (formats: {})", format, word, fmt::join(all, ", "));
-      }
-      return "";
-    },
-    "FORMAT=PATH");
 }
 
 CheckedPairs check_pairs(const std::vector<const check::CheckInput*>& inputs, const check::FindingPolicy& policy,
@@ -173,17 +155,8 @@ std::string render_check_reports(const std::string& format, const std::vector<re
 void write_check_outputs(const std::vector<std::string>& requests, const std::vector<report::CheckReport>& reps,
                          const std::string& sarif_root, std::ostream& out)
 {
-  for (const std::string& word : requests) {
-    const auto eq = word.find('=');
-    const std::string format = word.substr(0, eq);
-    const std::string path = word.substr(eq + 1);
-    const std::string text = render_check_reports(format, reps, sarif_root);
-    if (path == "-") {
-      out << text;
-      continue;
-    }
-    io::write_output_file(path, text, "--output " + path);
-  }
+  write_requested_outputs(
+    requests, [&](const std::string& format) { return render_check_reports(format, reps, sarif_root); }, out);
 }
 
 } // namespace pdcheck::cli

@@ -7,8 +7,6 @@
 #include "check/triage.hpp"
 #include "report/check_render.hpp"
 
-#include <CLI/CLI.hpp>
-
 #include <string>
 #include <vector>
 
@@ -34,9 +32,6 @@ CheckedPairs check_pairs(const std::vector<check::CheckInput>& inputs, const che
 /// Every format `pdcheck check` renders: text, json, sarif, junit, github,
 /// gitlab, markdown.
 const std::vector<std::string>& check_formats();
-
-/// CLI11 validator for `--output FORMAT=PATH` words: a known format and a non-empty path.
-CLI::Validator output_request_validator();
 
 /// One report in `format`; colour only for text on a terminal (`color`).
 /// `sarif_root` ("" = the current directory) is what SARIF, GitHub and GitLab

@@ -455,7 +455,7 @@ void install_check(CLI::App& app, CommandContext& ctx)
   flags.fail_on = true;
   add_report_options(cmd, o->report, flags);
   cmd->add_option("--output", o->outputs, "Also write a report, FORMAT=PATH (repeatable; PATH - is standard output)")
-    ->check(output_request_validator())
+    ->check(output_request_validator(check_formats()))
     ->allow_extra_args(false); // one FORMAT=PATH per --output: side files may follow
   cmd->add_option("--sarif-root", o->sarif_root, "Directory SARIF and GitHub paths are relative to (default: current directory)");
   cmd->add_option("--ignore", o->ignore, "Rules not to report, RULE[,RULE] (repeatable; adds to the settings file's)")

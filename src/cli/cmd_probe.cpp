@@ -2,7 +2,6 @@
 #include "cli/options.hpp"
 #include "cli/run.hpp"
 #include "io/fleet_plan_file.hpp"
-#include "io/output_file.hpp"
 #include "io/side_file.hpp"
 #include "model/layout.hpp"
 #include "probe/fleet_session.hpp"
@@ -185,23 +184,6 @@ std::string render_fleet(const std::string& format, const report::FleetProbeResu
   return report::fleet_probe_to_text(r);
 }
 
-CLI::Validator fleet_output_validator()
-{
-  return CLI::Validator(
-    [](std::string& word) -> std::string {
-      const auto eq = word.find('=');
-      const auto all = report_formats_of_fleet();
-      if (eq == std::string::npos || eq + 1 == word.size()) {
-        return "expected FORMAT=PATH, got '" + word + "'";
-      }
-      if (std::find(all.begin(), all.end(), word.substr(0, eq)) == all.end()) {
-        return fmt::format("unknown format '{}' in '{}' (formats: {})", word.substr(0, eq), word, fmt::join(all, ", "));
-      }
-      return "";
-    },
-    "FORMAT=PATH");
-}
-
 std::optional<std::string> environment_variable(const std::string& name)
 {
   const char* v = std::getenv(name.c_str());
@@ -286,15 +268,9 @@ Verdict run_fleet(ProbeCliOptions& o, const FleetCliOptions& f, CommandContext& 
     *ctx.err << "pdcheck probe fleet: " << outcome.summary << "\n";
     return verdict_of_exit(outcome.exit_code);
   }
-  for (const std::string& word : f.outputs) {
-    const auto eq = word.find('=');
-    const std::string text = render_fleet(word.substr(0, eq), *outcome.result, outcome.exit_code);
-    if (word.substr(eq + 1) == "-") {
-      *ctx.out << text;
-    } else {
-      io::write_output_file(word.substr(eq + 1), text, "--output " + word.substr(eq + 1));
-    }
-  }
+  write_requested_outputs(
+    f.outputs, [&](const std::string& format) { return render_fleet(format, *outcome.result, outcome.exit_code); },
+    *ctx.out);
   *ctx.out << render_fleet(o.report.format, *outcome.result, outcome.exit_code);
   if (!note.empty() && o.report.format == "text") {
     *ctx.out << "note: " << note << "\n";
@@ -421,7 +397,7 @@ void install_probe(CLI::App& app, CommandContext& ctx)
                     "seconds rank 0 waits for a pair's results before calling a rank hung (default: (6 + requests x iterations) x --timeout + 10)")
     ->check(number_range(0.1, 86400.0));
   fleet->add_option("--output", f->outputs, "Also write the report, FORMAT=PATH (repeatable; rank 0 only)")
-    ->check(fleet_output_validator());
+    ->check(output_request_validator(report_formats_of_fleet()));
   add_common(fleet, *o, true);
   fleet->callback([o, f, &ctx] { ctx.verdict = run_fleet(*o, *f, ctx); });
 }

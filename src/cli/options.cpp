@@ -1,10 +1,13 @@
 #include "cli/options.hpp"
 
+#include "io/output_file.hpp"
 #include "io/side_file.hpp"
 #include "util/error.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <optional>
 #include <sstream>
@@ -116,6 +119,38 @@ CLI::Validator number_range(double lo, double hi)
       return n && *n >= lo && *n <= hi ? "" : fmt::format("expected a number from {} to {}, got {}", lo, hi, word);
     },
     fmt::format("{}..{}", lo, hi));
+}
+
+CLI::Validator output_request_validator(std::vector<std::string> formats)
+{
+  return CLI::Validator(
+    [formats = std::move(formats)](std::string& word) -> std::string {
+      const auto eq = word.find('=');
+      const std::string format = word.substr(0, eq);
+      if (eq == std::string::npos || eq + 1 == word.size()) {
+        return "expected FORMAT=PATH, got '" + word + "'";
+      }
+      if (std::find(formats.begin(), formats.end(), format) == formats.end()) {
+        return fmt::format("unknown format '{}' in '{}' (formats: {})", format, word, fmt::join(formats, ", "));
+      }
+      return "";
+    },
+    "FORMAT=PATH");
+}
+
+void write_requested_outputs(const std::vector<std::string>& requests,
+                             const std::function<std::string(const std::string& format)>& render, std::ostream& out)
+{
+  for (const std::string& word : requests) {
+    const auto eq = word.find('=');
+    const std::string path = word.substr(eq + 1);
+    const std::string text = render(word.substr(0, eq));
+    if (path == "-") {
+      out << text;
+      continue;
+    }
+    io::write_output_file(path, text, "--output " + path);
+  }
 }
 
 } // namespace pdcheck::cli

@@ -5,6 +5,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include <functional>
+#include <ostream>
+
 #include <map>
 #include <string>
 #include <vector>
@@ -56,5 +59,15 @@ CLI::Validator number_range(double lo, double hi);
 sglang::Side side_from_command_line(const std::string& args, const std::string& model, const std::string& sglang,
                                     const std::vector<std::string>& env, const std::string& origin,
                                     const std::string& env_option = "--env");
+
+/// CLI11 validator for `--output FORMAT=PATH` words: one of `formats` and a
+/// non-empty path.
+CLI::Validator output_request_validator(std::vector<std::string> formats);
+
+/// Writes every `--output FORMAT=PATH` with `render(format)` (PATH "-" =
+/// standard output, to `out`). Throws InputError naming the path when a file
+/// cannot be written.
+void write_requested_outputs(const std::vector<std::string>& requests,
+                             const std::function<std::string(const std::string& format)>& render, std::ostream& out);
 
 } // namespace pdcheck::cli

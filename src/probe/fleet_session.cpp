@@ -103,9 +103,9 @@ std::string local_address(int fd)
 
 json pair_end_json(std::size_t pair, const PairEnd& e)
 {
-  return {{"type", "result"},        {"pair", pair},       {"role", e.role},
-          {"verdict", verdict_key(e.verdict)}, {"phase", e.phase},   {"reason", e.reason},
-          {"bytes", e.bytes},        {"write_seconds", e.write_seconds}, {"wrong_bytes", e.wrong_bytes}};
+  return {{"type", "result"},      {"pair", pair},     {"verdict", verdict_key(e.verdict)},
+          {"phase", e.phase},      {"reason", e.reason}, {"bytes", e.bytes},
+          {"write_seconds", e.write_seconds}, {"wrong_bytes", e.wrong_bytes}};
 }
 
 PairEnd pair_end_from_json(const json& m)
@@ -129,14 +129,6 @@ report::FleetProbePair pair_at(const plan::FleetPair& pair, int round)
   return out;
 }
 
-ProbeReport could_not_start(sglang::Role role, const sglang::Side& side, const ProbeOptions& o,
-                            const std::unique_ptr<Transport>& transport, const ProbeError& e)
-{
-  ProbeReport r = steps::start_report(role, side, o, transport ? transport->name() : std::string_view());
-  steps::fail_report(r, e);
-  return r;
-}
-
 // ---------------------------------------------------------------- coordinator
 
 struct Member
@@ -153,9 +145,10 @@ class Coordinator
 {
 public:
   Coordinator(Listener listener, const FleetPlace& place, const plan::FleetRoles& roles,
-              const std::vector<plan::FleetPair>& pairs, const FleetOptions& o)
-    : m_listener(std::move(listener)), m_place(place), m_roles(roles), m_pairs(pairs), m_options(o),
-      m_members(static_cast<std::size_t>(place.size))
+              const std::vector<plan::FleetPair>& pairs, std::vector<std::vector<std::size_t>> rounds,
+              const FleetOptions& o)
+    : m_listener(std::move(listener)), m_place(place), m_roles(roles), m_pairs(pairs), m_rounds(std::move(rounds)),
+      m_options(o), m_members(static_cast<std::size_t>(place.size))
   {
   }
 
@@ -164,19 +157,20 @@ public:
     const auto t0 = Clock::now();
     accept_joins();
     refuse_late_joins();
-    const auto rounds = plan::schedule_rounds(m_pairs);
-    report::FleetProbeResult r = start_result(static_cast<int>(rounds.size()));
-    for (std::size_t round = 0; round < rounds.size(); ++round) {
-      run_round(static_cast<int>(round) + 1, rounds[round], r);
+    report::FleetProbeResult r = start_result(static_cast<int>(m_rounds.size()));
+    for (std::size_t round = 0; round < m_rounds.size(); ++round) {
+      run_round(static_cast<int>(round) + 1, m_rounds[round], r);
     }
+    std::sort(r.pairs.begin(), r.pairs.end(), [](const report::FleetProbePair& a, const report::FleetProbePair& b) {
+      return std::pair(a.prefill, a.decode) < std::pair(b.prefill, b.decode);
+    });
     r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     for (report::FleetProbeRank& x : r.ranks) {
       x.left = m_members[static_cast<std::size_t>(x.rank)].left;
     }
     refuse_late_joins();
     const int code = fleet_exit_code(r);
-    const std::string summary = fmt::format("{} of {} pairs verified", r.count(report::PairOutcome::verified),
-                                            r.pairs.size());
+    const std::string summary = report::verified_count(r);
     for (Member& m : m_members) {
       if (m.fd) {
         try {
@@ -410,7 +404,7 @@ private:
             continue;
           }
           PairEnd e = pair_end_from_json(m);
-          e.role = side_of(rank); // the rank's role as the plan says, never the wire's text
+          e.role = side_of(rank); // as the plan says
           (e.role == "prefill" ? run.prefill : run.decode) = std::move(e);
         } catch (const ProbeError& e) {
           leave(rank, fmt::format("lost during round {}: {}", round, e.detail()));
@@ -430,15 +424,13 @@ private:
       };
       r.pairs.push_back(merge_pair_ends(pair, round, run.prefill, run.decode, missing(pair.prefill), missing(pair.decode)));
     }
-    std::sort(r.pairs.begin(), r.pairs.end(), [](const report::FleetProbePair& a, const report::FleetProbePair& b) {
-      return std::pair(a.prefill, a.decode) < std::pair(b.prefill, b.decode);
-    });
   }
 
   Listener m_listener;
   FleetPlace m_place;
   plan::FleetRoles m_roles;
   std::vector<plan::FleetPair> m_pairs;
+  std::vector<std::vector<std::size_t>> m_rounds;
   FleetOptions m_options;
   std::vector<Member> m_members;
 };
@@ -474,7 +466,7 @@ PairEnd run_decode_pair(std::size_t index, int peer_rank, const sglang::Side& si
       }
     }
   } catch (const ProbeError& e) {
-    report = could_not_start(sglang::Role::decode, side, o.probe, transport, e);
+    report = steps::could_not_start(sglang::Role::decode, side, o.probe, transport, e);
   }
   return pair_end_of("decode", report);
 }
@@ -491,16 +483,17 @@ PairEnd run_prefill_pair(std::size_t index, int my_rank, const std::string& peer
     send_message(oob.get(), {{"type", "fleet-pair"}, {"pair", index}, {"rank", my_rank}}, d, Phase::handshake);
     report = run_prefill_end(side, o.probe, std::move(oob), *transport, peer_host);
   } catch (const ProbeError& e) {
-    report = could_not_start(sglang::Role::prefill, side, o.probe, transport, e);
+    report = steps::could_not_start(sglang::Role::prefill, side, o.probe, transport, e);
   }
   return pair_end_of("prefill", report);
 }
 
-FleetOutcome member_failed(std::string summary)
+FleetOutcome member_failed(std::string summary, bool coordinator_unreachable = false)
 {
   FleetOutcome out;
   out.exit_code = 3;
   out.summary = std::move(summary);
+  out.coordinator_unreachable = coordinator_unreachable;
   return out;
 }
 
@@ -518,7 +511,8 @@ FleetOutcome run_member(const FleetPlace& place, const HostPort& coordinator, st
     c = connect_to(coordinator.host, coordinator.port, Deadline::after(o.join_timeout), Phase::handshake);
   } catch (const ProbeError& e) {
     return member_failed(fmt::format("rank {}: cannot reach the coordinator (rank 0) at {}:{}: {}", place.rank,
-                                     coordinator.host, coordinator.port, e.detail()));
+                                     coordinator.host, coordinator.port, e.detail()),
+                         true);
   }
   std::string host = o.advertise.empty() ? local_address(c.get()) : o.advertise;
   if (o.advertise.empty() && is_loopback(host) && !is_loopback(coordinator.host)) {
@@ -659,9 +653,10 @@ FleetOutcome run_fleet_rank(const FleetPlace& place, const HostPort& coordinator
                             const std::vector<plan::FleetPair>& pairs, const sglang::Side& side,
                             const FleetOptions& o, const TransportFactory& make_transport)
 {
-  const std::size_t rounds = plan::schedule_rounds(pairs).size();
+  std::vector<std::vector<std::size_t>> rounds = plan::schedule_rounds(pairs);
+  const std::size_t round_count = rounds.size();
   if (place.rank != 0) {
-    return run_member(place, coordinator, rounds, side, o, make_transport);
+    return run_member(place, coordinator, round_count, side, o, make_transport);
   }
   // Rank 0 holds one connection per rank: the usual soft limit of 1024 files
   // would end the joins of a large fleet early (accept fails with EMFILE).
@@ -681,7 +676,7 @@ FleetOutcome run_fleet_rank(const FleetPlace& place, const HostPort& coordinator
   std::exception_ptr coordinator_error; // out of memory, say: rethrown once both threads are done
   std::thread coordinator_thread([&] {
     try {
-      Coordinator c(std::move(*listener), place, roles, pairs, o);
+      Coordinator c(std::move(*listener), place, roles, pairs, std::move(rounds), o);
       result = c.run();
     } catch (...) {
       coordinator_error = std::current_exception();
@@ -689,7 +684,7 @@ FleetOutcome run_fleet_rank(const FleetPlace& place, const HostPort& coordinator
   });
   FleetOutcome own;
   try {
-    own = run_member(place, coordinator, rounds, side, o, make_transport);
+    own = run_member(place, coordinator, round_count, side, o, make_transport);
   } catch (...) {
     coordinator_thread.join();
     throw;
@@ -700,14 +695,14 @@ FleetOutcome run_fleet_rank(const FleetPlace& place, const HostPort& coordinator
   }
   FleetOutcome out;
   out.exit_code = fleet_exit_code(result);
-  out.summary = fmt::format("{} of {} pairs verified", result.count(report::PairOutcome::verified), result.pairs.size());
+  out.summary = report::verified_count(result);
   if (own.exit_code == 3) {
     // Rank 0's own end could not take part. When it could not even reach its own
     // coordinator, the address names another host than rank 0's, and every
     // rank that used it has failed the same way: say so first.
     out.summary += "; " + own.summary;
     result.notes.push_back(own.summary);
-    if (own.summary.find("cannot reach the coordinator") != std::string::npos) {
+    if (own.coordinator_unreachable) {
       result.notes.push_back(fmt::format("--coordinator {} does not reach rank 0's own host: give the address of the "
                                          "host the launcher starts rank 0 on",
                                          o.coordinator));

@@ -14,7 +14,7 @@
 // {magic, version, rank, size, plan, host, port, memory}; coordinator -> member
 // "refuse" {reason} | "run" {pair, round, role, peer_rank, peer_host,
 // peer_port} | "done" {exit_code, summary}; member -> coordinator "result"
-// {pair, role, verdict, phase, reason, bytes, write_seconds, wrong_bytes}. The
+// {pair, verdict, phase, reason, bytes, write_seconds, wrong_bytes}. The
 // prefill end opens each pair's probe connection with "fleet-pair" {pair,
 // rank}, so a decode end never runs against a late peer of an earlier round.
 
@@ -72,6 +72,9 @@ struct FleetOutcome
 {
   int exit_code = 3;
   std::string summary;
+  /// This rank never reached rank 0's address (on rank 0 itself: the address
+  /// names another host).
+  bool coordinator_unreachable = false;
   std::optional<report::FleetProbeResult> result;
 };
 

@@ -13,21 +13,6 @@ namespace pdcheck::probe {
 
 using namespace steps;
 
-namespace {
-
-/// The report of an end that stopped before it could start (no transport, no
-/// listener, no peer): the same document as any other outcome, so a CI job
-/// reading --format json always gets one.
-ProbeReport could_not_start(sglang::Role role, const sglang::Side& side, const ProbeOptions& o,
-                            const std::unique_ptr<Transport>& transport, const ProbeError& e)
-{
-  ProbeReport r = start_report(role, side, o, transport ? transport->name() : std::string_view());
-  fail_report(r, e);
-  return r;
-}
-
-} // namespace
-
 ProbeReport serve(const sglang::Side& decode, const HostPort& listen, const ProbeOptions& o,
                   const TransportFactory& make_transport)
 {

@@ -142,6 +142,14 @@ void fail_report(ProbeReport& r, const ProbeError& e)
   r.verified = false;
 }
 
+ProbeReport could_not_start(sglang::Role role, const sglang::Side& side, const ProbeOptions& o,
+                            const std::unique_ptr<Transport>& transport, const ProbeError& e)
+{
+  ProbeReport r = start_report(role, side, o, transport ? transport->name() : std::string_view());
+  fail_report(r, e);
+  return r;
+}
+
 /// Best-effort notice to the peer that this end stopped; never throws.
 void tell_abort(int fd, const ProbeError& e)
 {

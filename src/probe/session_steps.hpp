@@ -80,6 +80,12 @@ std::optional<std::string> hello_refusal(const nlohmann::json& peer, const std::
 /// The report of an end that could not run (exit 3, phase and hint).
 void fail_report(ProbeReport& r, const ProbeError& e);
 
+/// The report of an end that stopped before it could start (no transport, no
+/// listener, no peer): the same document as any other outcome, so a CI job
+/// reading --format json always gets one.
+ProbeReport could_not_start(sglang::Role role, const sglang::Side& side, const ProbeOptions& o,
+                            const std::unique_ptr<Transport>& transport, const ProbeError& e);
+
 /// Best-effort notice to the peer that this end stopped; never throws.
 void tell_abort(int fd, const ProbeError& e);
 

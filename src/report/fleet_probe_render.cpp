@@ -101,6 +101,11 @@ std::string_view pair_outcome_key(PairOutcome o)
   return "not-run";
 }
 
+std::string verified_count(const FleetProbeResult& r)
+{
+  return fmt::format("{} of {} pairs verified", r.count(PairOutcome::verified), r.pairs.size());
+}
+
 bool FleetProbeResult::all_verified() const
 {
   return !pairs.empty() && count(PairOutcome::verified) == static_cast<int>(pairs.size());
@@ -266,8 +271,7 @@ std::string fleet_probe_to_svg(const FleetProbeResult& r)
   const int x0 = label_space;
   const int y0 = title_space + label_space;
   const double median = median_verified_rate(r);
-  const std::string title = fmt::format("pdcheck probe fleet: {} of {} pairs verified", r.count(PairOutcome::verified),
-                                        r.pairs.size());
+  const std::string title = "pdcheck probe fleet: " + verified_count(r);
   std::string out = fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" "
                                 "viewBox=\"0 0 {0} {1}\" font-family=\"sans-serif\" font-size=\"10\">\n",
                                 width, height);
@@ -325,8 +329,7 @@ std::string fleet_probe_to_svg(const FleetProbeResult& r)
 
 std::string fleet_probe_to_html(const FleetProbeResult& r)
 {
-  const std::string title = fmt::format("pdcheck probe fleet: {} of {} pairs verified", r.count(PairOutcome::verified),
-                                        r.pairs.size());
+  const std::string title = "pdcheck probe fleet: " + verified_count(r);
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   out += fmt::format("<title>{}</title>\n", xml_escape(title));
   out += "<style>body{font-family:sans-serif;margin:1em}table{border-collapse:collapse}"

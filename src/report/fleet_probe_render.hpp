@@ -66,6 +66,9 @@ struct FleetProbeResult
   int count(PairOutcome o) const;
 };
 
+/// "N of M pairs verified": the reports' titles and every rank's closing line.
+std::string verified_count(const FleetProbeResult& r);
+
 nlohmann::ordered_json fleet_probe_to_json(const FleetProbeResult& r, int exit_code);
 std::string fleet_probe_to_text(const FleetProbeResult& r);
 /// One <testcase> per pair, named "prefill P -> decode D"; <failure> unless verified.
