@@ -5,6 +5,7 @@
 #include "io/side_file.hpp"
 #include "model/layout.hpp"
 #include "probe/fleet_session.hpp"
+#include "probe/mpi_launcher.hpp"
 #include "probe/launcher_env.hpp"
 #include "probe/gpu_memory.hpp"
 #include "probe/oob.hpp"
@@ -23,6 +24,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <string_view>
@@ -64,6 +66,7 @@ struct FleetCliOptions
   double join_timeout = 60;
   double pair_timeout = 0;
   std::vector<std::string> outputs;
+  bool mpi = false;
 };
 
 /// --transport auto: RDMA when a device is present, else TCP (said in the report).
@@ -231,15 +234,41 @@ Verdict verdict_of_exit(int code)
   return code == 0 ? Verdict::ok : code == 1 ? Verdict::findings : Verdict::cannot_run;
 }
 
+/// The running binary's directory, where an uninstalled build keeps pdcheck-mpi.so.
+std::string executable_directory()
+{
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? "." : self.parent_path().string();
+}
+
+/// How long rank 0 waits, after its own end is done, for every rank's account
+/// of its own through MPI: the ranks finish within moments of each other
+/// (each is told "done"), and one that failed early sent its account then.
+constexpr double k_mpi_gather_seconds = 15;
+
 Verdict run_fleet(ProbeCliOptions& o, const FleetCliOptions& f, CommandContext& ctx)
 {
   const plan::FleetPlan plan = io::load_fleet_plan(f.plan);
-  const probe::FleetPlace place = probe::fleet_place(environment_variable, f.rank, f.size);
+  std::unique_ptr<probe::MpiSession> mpi;
+  probe::FleetPlace place;
+  if (f.mpi) {
+    mpi = probe::MpiSession::start(
+      probe::mpi_module_candidates(environment_variable("PDCHECK_MPI_MODULE").value_or(""), executable_directory()),
+      f.join_timeout);
+    place = {mpi->rank(), mpi->size(), mpi->local_rank(), fmt::format("MPI ({})", mpi->implementation())};
+  } else {
+    place = probe::fleet_place(environment_variable, f.rank, f.size);
+  }
   const plan::FleetRoles roles = plan::resolve_roles(plan, place.size);
   const sglang::Side prefill = io::load_side_file(plan.prefill_side);
   const sglang::Side decode = io::load_side_file(plan.decode_side);
   const std::vector<plan::FleetPair> pairs = plan::fleet_pairs(plan, roles, attention_tp_of(prefill), attention_tp_of(decode));
-  const std::string coordinator_text = probe::fleet_coordinator(environment_variable, f.coordinator, plan.coordinator);
+  // With --mpi, rank 0 publishes its own address; --coordinator (or the plan's)
+  // then only chooses the port it listens on.
+  const std::string coordinator_text =
+    mpi ? (!f.coordinator.empty() ? f.coordinator : !plan.coordinator.empty() ? plan.coordinator : "0.0.0.0:0")
+        : probe::fleet_coordinator(environment_variable, f.coordinator, plan.coordinator);
   const probe::HostPort coordinator = probe::parse_host_port(coordinator_text, "--coordinator");
   const probe::HostPort listen = probe::parse_host_port(f.listen, "--listen");
   if (o.memory == "cuda:local") {
@@ -262,10 +291,41 @@ Verdict run_fleet(ProbeCliOptions& o, const FleetCliOptions& f, CommandContext& 
   fo.transport = kind;
   fo.coordinator = coordinator_text;
   const bool is_prefill = std::binary_search(roles.prefill.begin(), roles.prefill.end(), place.rank);
-  const probe::FleetOutcome outcome =
-    probe::run_fleet_rank(place, coordinator, roles, pairs, is_prefill ? prefill : decode, fo, factory_for(o, kind));
+  probe::CoordinatorExchange exchange;
+  if (mpi) {
+    exchange = [&](const std::string& address) { return mpi->broadcast(address, f.join_timeout); };
+  }
+  probe::FleetOutcome outcome = probe::run_fleet_rank(place, coordinator, roles, pairs, is_prefill ? prefill : decode,
+                                                      fo, factory_for(o, kind), exchange);
+  if (mpi) {
+    try {
+      const std::vector<std::string> said =
+        mpi->gather(fmt::format("{} {}", outcome.exit_code, outcome.summary), k_mpi_gather_seconds);
+      if (outcome.result) {
+        probe::add_ranks_own_words(*outcome.result, said);
+      }
+    } catch (const probe::ProbeError& e) {
+      if (outcome.result) {
+        outcome.result->notes.push_back(fmt::format("the ranks' own accounts were not gathered through MPI: {}", e.detail()));
+      }
+    }
+  }
+  // Leaves MPI once everything is written. MPI_Finalize waits for every rank
+  // (a rank that failed early waits there for the fleet to end), and Open MPI
+  // ends the job when one rank exits before the others finalize.
+  const auto leave_mpi = [&] {
+    if (mpi) {
+      ctx.out->flush();
+      const double longest =
+        probe::longest_fleet_seconds(fo, plan::schedule_rounds(pairs).size()) + k_mpi_gather_seconds;
+      if (const std::string why = mpi->finalize(longest); !why.empty()) {
+        *ctx.err << "pdcheck probe fleet: rank " << place.rank << ": " << why << "\n";
+      }
+    }
+  };
   if (!outcome.result) {
     *ctx.err << "pdcheck probe fleet: " << outcome.summary << "\n";
+    leave_mpi();
     return verdict_of_exit(outcome.exit_code);
   }
   write_requested_outputs(
@@ -275,6 +335,7 @@ Verdict run_fleet(ProbeCliOptions& o, const FleetCliOptions& f, CommandContext& 
   if (!note.empty() && o.report.format == "text") {
     *ctx.out << "note: " << note << "\n";
   }
+  leave_mpi();
   return verdict_of_exit(outcome.exit_code);
 }
 
@@ -381,10 +442,15 @@ void install_probe(CLI::App& app, CommandContext& ctx)
                                                        "Indexed Job: probe every planned prefill x decode pair");
   fleet->add_option("plan", f->plan, "Fleet plan: side files, which ranks are prefill and decode, which pairs")
     ->required();
-  fleet->add_option("--rank", f->rank, "this process's rank (default: from the launcher's environment)")
+  CLI::Option* rank = fleet->add_option("--rank", f->rank, "this process's rank (default: from the launcher's environment)")
     ->check(integer_range(0, probe::k_max_fleet_size - 1));
-  fleet->add_option("--size", f->size, "ranks in the fleet (default: from the launcher's environment)")
+  CLI::Option* size = fleet->add_option("--size", f->size, "ranks in the fleet (default: from the launcher's environment)")
     ->check(integer_range(1, probe::k_max_fleet_size));
+  fleet->add_flag("--mpi", f->mpi,
+                  "rank, size and rank 0's address from MPI itself, every rank's own account gathered through MPI "
+                  "(needs pdcheck-mpi.so, built where MPI is installed)")
+    ->excludes(rank)
+    ->excludes(size);
   fleet->add_option("--coordinator", f->coordinator,
                     "HOST:PORT where rank 0 gathers the fleet (default: the plan's, PDCHECK_FLEET_COORDINATOR, "
                     "or MASTER_ADDR:MASTER_PORT)");

@@ -522,9 +522,7 @@ FleetOutcome run_member(const FleetPlace& place, const HostPort& coordinator, st
       host = other;
     }
   }
-  // Long enough for every round this rank could be in, and the join before them.
-  const Deadline overall =
-    Deadline::after(o.join_timeout + static_cast<double>(rounds) * (o.pair_deadline_seconds() + k_message_seconds) + 30);
+  const Deadline overall = Deadline::after(longest_fleet_seconds(o, rounds));
   try {
     send_message(c.get(),
                  {{"type", "join"}, {"magic", k_fleet_magic}, {"version", k_fleet_protocol_version}, {"rank", place.rank},
@@ -644,6 +642,40 @@ report::FleetProbePair merge_pair_ends(const plan::FleetPair& pair, int round, c
   return out;
 }
 
+double longest_fleet_seconds(const FleetOptions& o, std::size_t rounds)
+{
+  return o.join_timeout + static_cast<double>(rounds) * (o.pair_deadline_seconds() + k_message_seconds) + 30;
+}
+
+std::string published_coordinator_host(const FleetOptions& options)
+{
+  if (!options.advertise.empty()) {
+    return options.advertise;
+  }
+  const std::string address = non_loopback_address();
+  return address.empty() ? "127.0.0.1" : address;
+}
+
+void add_ranks_own_words(report::FleetProbeResult& result, const std::vector<std::string>& said)
+{
+  for (std::size_t rank = 1; rank < said.size(); ++rank) {
+    const auto at = std::find_if(result.ranks.begin(), result.ranks.end(),
+                                 [&](const report::FleetProbeRank& x) { return x.rank == static_cast<int>(rank); });
+    const bool missing = at != result.ranks.end() && (!at->joined || !at->left.empty());
+    const std::string& text = said[rank];
+    if (text.empty()) {
+      if (!missing) {
+        result.notes.push_back(fmt::format("rank {} said nothing through MPI of how its end went", rank));
+      }
+      continue;
+    }
+    const std::size_t space = text.find(' ');
+    if (text.compare(0, space, "3") == 0 && space != std::string::npos) {
+      result.notes.push_back(printable_untrusted(text.substr(space + 1), 300));
+    }
+  }
+}
+
 int fleet_exit_code(const report::FleetProbeResult& r)
 {
   return r.all_verified() ? 0 : 1;
@@ -651,12 +683,34 @@ int fleet_exit_code(const report::FleetProbeResult& r)
 
 FleetOutcome run_fleet_rank(const FleetPlace& place, const HostPort& coordinator, const plan::FleetRoles& roles,
                             const std::vector<plan::FleetPair>& pairs, const sglang::Side& side,
-                            const FleetOptions& o, const TransportFactory& make_transport)
+                            const FleetOptions& options, const TransportFactory& make_transport,
+                            const CoordinatorExchange& exchange)
 {
   std::vector<std::vector<std::size_t>> rounds = plan::schedule_rounds(pairs);
   const std::size_t round_count = rounds.size();
+  FleetOptions o = options;
+  HostPort at = coordinator;
   if (place.rank != 0) {
-    return run_member(place, coordinator, round_count, side, o, make_transport);
+    if (exchange) {
+      std::string published;
+      try {
+        published = exchange("");
+      } catch (const ProbeError& e) {
+        return member_failed(fmt::format("rank {}: did not learn rank 0's coordinator address: {}", place.rank,
+                                         e.detail()),
+                             true);
+      }
+      if (published.empty()) {
+        return member_failed(fmt::format("rank {}: rank 0 could not start the coordinator", place.rank));
+      }
+      try {
+        at = parse_host_port(published, "rank 0's coordinator address");
+      } catch (const InputError& e) {
+        return member_failed(fmt::format("rank {}: {}", place.rank, printable_untrusted(e.what(), 200)));
+      }
+      o.coordinator = published;
+    }
+    return run_member(place, at, round_count, side, o, make_transport);
   }
   // Rank 0 holds one connection per rank: the usual soft limit of 1024 files
   // would end the joins of a large fleet early (accept fails with EMFILE).
@@ -667,10 +721,27 @@ FleetOutcome run_fleet_rank(const FleetPlace& place, const HostPort& coordinator
   }
   std::optional<Listener> listener;
   try {
-    const std::string any = coordinator.host.find(':') != std::string::npos ? "::" : "0.0.0.0";
+    const std::string any = exchange || coordinator.host.find(':') == std::string::npos ? "0.0.0.0" : "::";
     listener.emplace(Listener::bind(any, coordinator.port, Phase::handshake));
   } catch (const ProbeError& e) {
+    if (exchange) {
+      try {
+        exchange(""); // the other ranks stop waiting for an address
+      } catch (const ProbeError&) {
+      }
+    }
     return member_failed(fmt::format("rank 0: the coordinator {}", e.what()));
+  }
+  if (exchange) {
+    at = {published_coordinator_host(o), listener->port()};
+    const std::string address =
+      at.host.find(':') != std::string::npos ? fmt::format("[{}]:{}", at.host, at.port) : fmt::format("{}:{}", at.host, at.port);
+    try {
+      exchange(address);
+    } catch (const ProbeError& e) {
+      return member_failed(fmt::format("rank 0: could not publish the coordinator's address: {}", e.detail()));
+    }
+    o.coordinator = address;
   }
   report::FleetProbeResult result;
   std::exception_ptr coordinator_error; // out of memory, say: rethrown once both threads are done
@@ -684,7 +755,7 @@ FleetOutcome run_fleet_rank(const FleetPlace& place, const HostPort& coordinator
   });
   FleetOutcome own;
   try {
-    own = run_member(place, coordinator, round_count, side, o, make_transport);
+    own = run_member(place, at, round_count, side, o, make_transport);
   } catch (...) {
     coordinator_thread.join();
     throw;

@@ -26,6 +26,7 @@
 #include "sglang/side.hpp"
 #include "util/error.hpp"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -99,15 +100,41 @@ report::FleetProbePair merge_pair_ends(const plan::FleetPair& pair, int round, c
                                        const std::optional<PairEnd>& decode, const std::string& missing_prefill,
                                        const std::string& missing_decode);
 
+/// The longest a fleet of `rounds` rounds can take for any rank: the join,
+/// then every round at its pair deadline, with room for the messages between.
+double longest_fleet_seconds(const FleetOptions& options, std::size_t rounds);
+
 /// The fleet's exit status for a gathered result (0, or 1 when any pair is not verified).
 int fleet_exit_code(const report::FleetProbeResult& r);
 
+/// How the ranks learn where rank 0's coordinator listens when no address is
+/// given to all alike (`probe fleet --mpi`: through MPI). Every rank calls it
+/// once: rank 0 with the "HOST:PORT" it listens at ("" when it could not
+/// listen), the others with ""; each gets rank 0's text back. Throws
+/// ProbeError when it does not come in time.
+using CoordinatorExchange = std::function<std::string(const std::string& rank0_address)>;
+
+/// The host rank 0 publishes through a CoordinatorExchange: --advertise, else
+/// this host's first address that is up and not loopback, else 127.0.0.1.
+std::string published_coordinator_host(const FleetOptions& options);
+
 /// Runs this rank: rank 0 starts the coordinator on `coordinator`'s port,
 /// every rank joins it and runs its pairs with `side` (its own side: prefill
-/// or decode by the roles). Never throws for what the network does; throws
-/// InputError for a coordinator address that does not parse.
+/// or decode by the roles). With `exchange`, `coordinator`'s host is unused:
+/// rank 0 publishes its own (published_coordinator_host) and the port it got.
+/// Never throws for what the network does; throws InputError for a
+/// coordinator address that does not parse.
 FleetOutcome run_fleet_rank(const FleetPlace& place, const HostPort& coordinator, const plan::FleetRoles& roles,
                             const std::vector<plan::FleetPair>& pairs, const sglang::Side& side,
-                            const FleetOptions& options, const TransportFactory& make_transport);
+                            const FleetOptions& options, const TransportFactory& make_transport,
+                            const CoordinatorExchange& exchange = {});
+
+/// Rank 0's report gains what each rank said of its own end (gathered after
+/// the run, `probe fleet --mpi`): `said[r]` is rank r's exit status and
+/// summary ("3 rank 4: cannot listen ..."), "" when it did not answer. A rank
+/// that could not take part (status 3) adds its summary to the notes, since
+/// the coordinator only saw it missing; a rank that did not answer at all,
+/// and is not already reported missing, adds one saying so. Pure.
+void add_ranks_own_words(report::FleetProbeResult& result, const std::vector<std::string>& said);
 
 } // namespace pdcheck::probe

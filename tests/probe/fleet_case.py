@@ -20,6 +20,12 @@ Scenarios:
   mpirun       examples/fleet/mpirun.sh with -np 4 and 8, then -np 6 with one
                rank that never starts its listener and one killed mid-run
                (exit 77, skipped, where Open MPI's mpirun is not installed).
+  mpi          examples/fleet/mpirun-mpi.sh (--mpi: rank, size and rank 0's
+               address from MPI) with -np 4, then -np 5 with one rank that
+               cannot listen: its pairs are not run and its own reason, gathered
+               through MPI, is in rank 0's report; then -np 4 with one rank that
+               never starts: MPI_Init's deadline ends every rank with the reason
+               (exit 77, skipped, without mpirun or pdcheck-mpi.so).
   srun         examples/fleet/srun.sbatch under a stand-in for srun and
                scontrol that start SLURM_NTASKS tasks on this host.
   refused      processes that are not of this fleet: two given rank 1 (one
@@ -352,6 +358,72 @@ esac
     expect_only_rank_failed(doc, 5, lambda r: "rank 5" in r, good=())
 
 
+def mpi():
+    module = os.path.join(os.path.dirname(pdcheck), "pdcheck-mpi.so")
+    if shutil.which("mpirun") is None or not os.path.exists(module):
+        print("skipped: needs Open MPI's mpirun and pdcheck-mpi.so (built where libopenmpi-dev is installed)")
+        sys.exit(77)
+    bindir = os.path.join(work, "bin")
+    os.makedirs(bindir)
+    os.symlink(pdcheck, os.path.join(bindir, "pdcheck"))
+    os.symlink(module, os.path.join(bindir, "pdcheck-mpi.so"))
+    env = dict(os.environ, PATH=bindir + os.pathsep + os.environ["PATH"], TRANSPORT="tcp",
+               MPIRUN_FLAGS="--allow-run-as-root --oversubscribe", OMPI_MCA_plm="isolated",
+               # one host, no network for MPI's own messages: shared memory and loopback only
+               OMPI_MCA_btl="self,vader,tcp", OMPI_MCA_btl_tcp_if_include="lo", OMPI_MCA_oob_tcp_if_include="lo")
+    run = subprocess.run(["sh", os.path.join(root, "examples/fleet/mpirun-mpi.sh")],
+                         env=dict(env, HOSTS="localhost:4", NP="4"), cwd=work, capture_output=True, text=True,
+                         timeout=400 * scale)
+    expect(run.returncode == 0, f"mpirun -np 4 --mpi: exit {run.returncode}\n{run.stdout}\n{run.stderr}")
+    expect("4 in " in run.stdout and "· 4 verified" in run.stdout, f"mpirun -np 4 --mpi: {run.stdout}")
+    expect("ranks (MPI (Open MPI" in run.stdout, f"placed by MPI: {run.stdout}")
+    suite = ET.fromstring(read("fleet-junit.xml"))
+    expect(len(suite.findall(".//testcase")) == 4 and not suite.findall(".//failure"), "mpirun --mpi JUnit")
+
+    # Five ranks, 0-1 prefill and 2-4 decode: rank 4 cannot listen (an address
+    # not of this host), never joins, and tells rank 0 why through MPI.
+    with open(os.path.join(work, "plan5.yaml"), "w") as f:
+        f.write(f"prefill: {{side: {root}/examples/pairs/hetero-tp-scatter-works/prefill.yaml, ranks: 0-1}}\n"
+                f"decode: {{side: {root}/examples/pairs/hetero-tp-scatter-works/decode.yaml, ranks: rest}}\n")
+    wrapper = os.path.join(work, "rank.sh")
+    with open(wrapper, "w") as f:
+        f.write("""#!/bin/sh
+case "$OMPI_COMM_WORLD_RANK" in
+  4) "$@" --listen 203.0.113.1:0; exit 0 ;;
+  *) exec "$@" ;;
+esac
+""")
+    os.chmod(wrapper, stat.S_IRWXU)
+    run = subprocess.run(["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "5", wrapper, pdcheck, "probe",
+                          "fleet", os.path.join(work, "plan5.yaml"), "--mpi", "--transport", "tcp",
+                          "--timeout", seconds(5), "--format", "json", "--join-timeout", seconds(10)],
+                         env=env, cwd=work, capture_output=True, text=True, timeout=400 * scale)
+    expect(run.returncode == 1, f"mpirun -np 5 --mpi: exit {run.returncode} with rank 4 missing")
+    try:
+        doc = json.loads(run.stdout)
+    except json.JSONDecodeError:
+        problems.append(f"mpirun -np 5 --mpi: no report\n--- stdout\n{run.stdout}\n--- stderr\n{run.stderr}")
+        return
+    jsonschema.validate(doc, schema)
+    expect(doc["launcher"].startswith("MPI (Open MPI"), f"launcher {doc['launcher']}")
+    expect_only_rank_failed(doc, 4, lambda r: r == f"rank 4 never joined the fleet (waited {seconds(10)} s)",
+                            outcomes_ok=("not-run",), good=(2, 3))
+    expect(any(n.startswith("rank 4: handshake: cannot listen on 203.0.113.1:0: ") for n in doc["notes"]),
+           f"rank 4's own reason in the notes: {doc['notes']}")
+
+    # A rank that never starts: MPI_Init waits for it, and every rank that
+    # did start gives up at --join-timeout with the reason (no hang).
+    with open(wrapper, "w") as f:
+        f.write('#!/bin/sh\n[ "$OMPI_COMM_WORLD_RANK" = 3 ] && exit 0\nexec "$@"\n')
+    run = subprocess.run(["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "4", wrapper, pdcheck, "probe",
+                          "fleet", plan, "--mpi", "--transport", "tcp", "--join-timeout", seconds(5)],
+                         env=env, cwd=work, capture_output=True, text=True, timeout=400 * scale)
+    expect(run.returncode != 0, "mpirun --mpi with a rank that never started: exit 0")
+    expect(f"pdcheck: cannot run: --mpi: MPI_Init did not finish within {seconds(5)} s (it waits for every rank of "
+           "the job to start): run without --mpi (rank and size from the launcher's environment, --coordinator) to "
+           "probe the ranks that did start\n" in run.stderr, f"MPI_Init's deadline: {run.stderr}")
+
+
 def srun():
     bindir = os.path.join(work, "bin")
     os.makedirs(bindir)
@@ -451,7 +523,7 @@ def gpu_local():
 
 try:
     {"gpu-local": gpu_local, "refused": refused, "wrong-coordinator": wrong_coordinator, "slurm": slurm, "indexed-job": indexed_job, "sglang": sglang_pairs, "never-joins": never_joins,
-     "killed": killed, "hung": hung, "mpirun": mpirun, "srun": srun}[scenario]()
+     "killed": killed, "hung": hung, "mpirun": mpirun, "mpi": mpi, "srun": srun}[scenario]()
 finally:
     if problems:
         print("\n".join(problems))

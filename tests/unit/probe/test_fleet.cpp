@@ -1,16 +1,22 @@
 // `pdcheck probe fleet`: the launcher's place read from each launcher's
 // variables, rank 0's address, how both ends' results make a pair's outcome,
 // and the renderers of the gathered result.
+#include "io/side_file.hpp"
 #include "probe/fleet_session.hpp"
 #include "probe/launcher_env.hpp"
+#include "probe/mpi_launcher.hpp"
+#include "probe/tcp_transport.hpp"
 #include "report/fleet_probe_render.hpp"
 
 #include "../../support/error_of.hpp"
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <climits>
+#include <future>
 #include <map>
+#include <thread>
 
 using namespace pdcheck;
 using test::error_of;
@@ -229,4 +235,120 @@ TEST_CASE("fleet: the gathered result as text, JSON, JUnit and SVG", "[probe][fl
   CHECK(probe::fleet_exit_code(r) == 1);
   r.pairs.pop_back();
   CHECK(probe::fleet_exit_code(r) == 0);
+}
+
+namespace {
+
+sglang::Side fleet_side(sglang::Role role)
+{
+  const std::string mode = role == sglang::Role::prefill ? "prefill" : "decode";
+  return io::side_from_args(role, "--tp 1 --disaggregation-mode " + mode, "falcon-h1-1.5b", "0.5.11", {}, "test " + mode);
+}
+
+/// Three ranks in threads (rank 0 prefill, 1 and 2 decode), every pair over
+/// TCP on loopback, rank 0's address passed on as MPI's broadcast would.
+struct ExchangedFleet
+{
+  std::vector<probe::FleetOutcome> outcomes = std::vector<probe::FleetOutcome>(3);
+  std::vector<std::string> learnt = std::vector<std::string>(3);
+};
+
+ExchangedFleet run_exchanged_fleet(int coordinator_port)
+{
+  const plan::FleetRoles roles{{0}, {1, 2}};
+  const std::vector<plan::FleetPair> pairs{{0, 1}, {0, 2}};
+  probe::FleetOptions o;
+  o.probe.requests = 1;
+  o.probe.timeout = 10;
+  o.listen_host = "127.0.0.1";
+  o.advertise = "127.0.0.1";
+  o.join_timeout = 10;
+  o.plan_digest = "digest";
+  std::promise<std::string> published;
+  std::shared_future<std::string> address = published.get_future().share();
+  ExchangedFleet out;
+  std::vector<std::thread> ranks;
+  for (int rank = 0; rank < 3; ++rank) {
+    ranks.emplace_back([&, rank] {
+      const probe::CoordinatorExchange exchange = [&](const std::string& mine) {
+        if (rank == 0) {
+          published.set_value(mine);
+        }
+        if (address.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+          throw probe::ProbeError(probe::Phase::handshake, "no address in 10 s", "");
+        }
+        out.learnt[static_cast<std::size_t>(rank)] = address.get();
+        return address.get();
+      };
+      const probe::FleetPlace place{rank, 3, 0, "test"};
+      out.outcomes[static_cast<std::size_t>(rank)] = probe::run_fleet_rank(
+        place, {"", coordinator_port}, roles, pairs, fleet_side(rank == 0 ? sglang::Role::prefill : sglang::Role::decode),
+        o, [](const std::string& host) { return std::make_unique<probe::TcpTransport>(host, 10); }, exchange);
+    });
+  }
+  for (std::thread& t : ranks) {
+    t.join();
+  }
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("fleet: rank 0 publishes its address (probe fleet --mpi), so no rank is given one", "[probe][fleet]")
+{
+  SECTION("every rank learns rank 0's address and port, and every pair is verified")
+  {
+    const ExchangedFleet f = run_exchanged_fleet(0);
+    const std::string address = f.learnt[0];
+    REQUIRE(address.rfind("127.0.0.1:", 0) == 0);
+    CHECK(address != "127.0.0.1:0"); // the port rank 0 got, not the one asked for
+    CHECK(f.learnt[1] == address);
+    CHECK(f.learnt[2] == address);
+    REQUIRE(f.outcomes[0].result);
+    CHECK(f.outcomes[0].exit_code == 0);
+    CHECK(f.outcomes[0].result->coordinator == address);
+    CHECK(report::verified_count(*f.outcomes[0].result) == "2 of 2 pairs verified");
+    CHECK(f.outcomes[1].exit_code == 0);
+    CHECK(f.outcomes[2].exit_code == 0);
+  }
+  SECTION("rank 0 cannot listen: it says so at once, and the others stop waiting")
+  {
+    const probe::Listener taken = probe::Listener::bind("0.0.0.0", 0, probe::Phase::handshake);
+    const ExchangedFleet f = run_exchanged_fleet(taken.port());
+    CHECK(f.learnt[1].empty());
+    CHECK(f.outcomes[0].exit_code == 3);
+    CHECK(f.outcomes[0].summary.rfind("rank 0: the coordinator handshake: cannot listen on", 0) == 0);
+    CHECK(f.outcomes[1].exit_code == 3);
+    CHECK(f.outcomes[1].summary == "rank 1: rank 0 could not start the coordinator");
+    CHECK(f.outcomes[2].summary == "rank 2: rank 0 could not start the coordinator");
+  }
+}
+
+TEST_CASE("fleet: what each rank said of its own end joins rank 0's report (--mpi)", "[probe][fleet]")
+{
+  report::FleetProbeResult r;
+  r.ranks = {{0, "prefill", "10.0.0.1", 4001, "host", true, ""},
+             {1, "decode", "", 0, "", false, ""},
+             {2, "decode", "10.0.0.3", 4003, "host", true, ""},
+             {3, "decode", "10.0.0.4", 4004, "host", true, "sent no result within 190 s of round 1 (hung?)"}};
+  probe::add_ranks_own_words(r, {"0 2 of 3 pairs verified",
+                                 "3 rank 1: cannot listen on 203.0.113.1:0: Cannot assign requested address",
+                                 "", "", "0 rank 4: the fleet is done: 2 of 3 pairs verified"});
+  // Rank 1's own reason (the coordinator only saw it missing); rank 2 was in
+  // the fleet yet said nothing; rank 3, reported hung already, adds nothing;
+  // rank 4 ended well.
+  CHECK(r.notes == std::vector<std::string>{"rank 1: cannot listen on 203.0.113.1:0: Cannot assign requested address",
+                                            "rank 2 said nothing through MPI of how its end went"});
+}
+
+TEST_CASE("fleet: where pdcheck looks for its MPI module", "[probe][fleet]")
+{
+  CHECK(probe::mpi_module_candidates("", "/usr/bin") ==
+        std::vector<std::string>{"/usr/bin/pdcheck-mpi.so", "/usr/bin/../lib/pdcheck/pdcheck-mpi.so"});
+  CHECK(probe::mpi_module_candidates("/opt/x.so", "/usr/bin") == std::vector<std::string>{"/opt/x.so"});
+  CHECK(error_of([] { probe::MpiSession::start({"/nonexistent/pdcheck-mpi.so"}, 1); }) ==
+        "cannot run: --mpi: this pdcheck has no MPI module (looked for /nonexistent/pdcheck-mpi.so): build it where an MPI "
+        "library is installed (Debian: libopenmpi-dev), or run without --mpi");
+  CHECK(error_of([] { probe::MpiSession::start({std::string(PDCHECK_SOURCE_DIR) + "/README.md"}, 1); })
+          .rfind("cannot run: --mpi: cannot load the MPI module: ", 0) == 0);
 }
