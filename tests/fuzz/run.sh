@@ -4,6 +4,7 @@
 # the first crash; the reproducer is left in the build directory.
 #   tests/fuzz/run.sh 30            # CI: a short bounded run
 #   PDCHECK_FUZZ_BUILD=/tmp/fz tests/fuzz/run.sh 3600   # see README.md
+#   PDCHECK_FUZZ_TARGETS="pcap side_file" tests/fuzz/run.sh 600   # some targets only
 set -euo pipefail
 seconds=${1:-10}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -24,9 +25,14 @@ if ! { cmake -S "$here" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE
   exit 2
 fi
 status=0
-for target in int_lists mooncake_registration mori_registration nixl_registration transfer_info capture_json zmtp \
-              launch_args shell_script http_answers log_scan side_file manifest model_config pcap probe_messages \
-              fleet_plan; do
+all_targets="int_lists mooncake_registration mori_registration nixl_registration transfer_info capture_json zmtp
+             launch_args shell_script http_answers log_scan side_file manifest model_config pcap probe_messages
+             fleet_plan"
+for target in ${PDCHECK_FUZZ_TARGETS:-$all_targets}; do
+  if [[ " $(echo $all_targets) " != *" $target "* ]]; then
+    echo "fuzz: no target '$target' (targets: $(echo $all_targets))" >&2
+    exit 2
+  fi
   corpus="$build/corpus/$target"
   mkdir -p "$corpus"
   # The committed seeds stay untouched; new inputs go to the build directory.
