@@ -24,7 +24,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <filesystem>
 #include <functional>
 #include <optional>
 #include <string_view>
@@ -234,14 +233,6 @@ Verdict verdict_of_exit(int code)
   return code == 0 ? Verdict::ok : code == 1 ? Verdict::findings : Verdict::cannot_run;
 }
 
-/// The running binary's directory, where an uninstalled build keeps pdcheck-mpi.so.
-std::string executable_directory()
-{
-  std::error_code ec;
-  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? "." : self.parent_path().string();
-}
-
 /// How long rank 0 waits, after its own end is done, for every rank's account
 /// of its own through MPI: the ranks finish within moments of each other
 /// (each is told "done"), and one that failed early sent its account then.
@@ -253,9 +244,7 @@ Verdict run_fleet(ProbeCliOptions& o, const FleetCliOptions& f, CommandContext& 
   std::unique_ptr<probe::MpiSession> mpi;
   probe::FleetPlace place;
   if (f.mpi) {
-    mpi = probe::MpiSession::start(
-      probe::mpi_module_candidates(environment_variable("PDCHECK_MPI_MODULE").value_or(""), executable_directory()),
-      f.join_timeout);
+    mpi = probe::MpiSession::start(f.join_timeout);
     place = {mpi->rank(), mpi->size(), mpi->local_rank(), fmt::format("MPI ({})", mpi->implementation())};
   } else {
     place = probe::fleet_place(environment_variable, f.rank, f.size);

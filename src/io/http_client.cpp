@@ -1,15 +1,16 @@
 #include "io/http_client.hpp"
 
+#include "io/http_module_abi.h"
+#include "platform/loadable_module.hpp"
+#include "util/error.hpp"
+
 #include <fmt/format.h>
-#include <httplib.h>
 
 #include <algorithm>
-#include <condition_variable>
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <memory>
-#include <mutex>
-#include <thread>
 #include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
@@ -22,6 +23,30 @@ namespace {
 
 constexpr std::size_t k_max_answer_bytes = 1 << 20;
 
+constexpr const char* k_http_module_file = "pdcheck-http.so";
+
+static_assert(PDCHECK_HTTP_RESOLVE == static_cast<int>(HttpFailureKind::resolve) &&
+              PDCHECK_HTTP_REFUSED == static_cast<int>(HttpFailureKind::refused) &&
+              PDCHECK_HTTP_CONNECT_TIMEOUT == static_cast<int>(HttpFailureKind::connect_timeout) &&
+              PDCHECK_HTTP_CONNECT == static_cast<int>(HttpFailureKind::connect) &&
+              PDCHECK_HTTP_TIMEOUT == static_cast<int>(HttpFailureKind::timeout) &&
+              PDCHECK_HTTP_BROKEN == static_cast<int>(HttpFailureKind::broken),
+              "the HTTP module's failure kinds are HttpFailureKind's");
+
+/// The module, loaded on the first request; throws CannotRun when it is missing.
+const pdcheck_http_module& http_module()
+{
+  const platform::LoadedModule loaded =
+    platform::load_module(k_http_module_file, PDCHECK_HTTP_ENTRY, PDCHECK_HTTP_ABI_VERSION);
+  if (loaded.entry_points == nullptr) {
+    throw CannotRun(loaded.missing ? fmt::format("pdcheck's HTTP module is not installed ({}): reinstall pdcheck, "
+                                                 "or set {} to the directory that holds it",
+                                                 loaded.error, platform::k_module_dir_variable)
+                                   : fmt::format("cannot load pdcheck's HTTP module: {}", loaded.error));
+  }
+  return *static_cast<const pdcheck_http_module*>(loaded.entry_points);
+}
+
 /// Closes a socket descriptor on every path out of probe().
 struct FdGuard
 {
@@ -32,57 +57,6 @@ struct FdGuard
       ::close(fd);
     }
   }
-};
-
-/// cpp-httplib's timeouts are per read: a server that sends a byte just before
-/// each read times out would hold one request for ever. The watchdog stops the
-/// request at its deadline, whatever is arriving. httplib::Client::stop() is
-/// the library's thread-safe way to abort a request in flight (it shuts the
-/// socket down); while the client is still connecting it waits, and the
-/// connection timeout bounds that.
-class RequestWatchdog
-{
-public:
-  RequestWatchdog(httplib::Client& client, std::chrono::steady_clock::time_point deadline)
-    : m_thread([this, &client, deadline] {
-        std::unique_lock lock(m_mutex);
-        if (m_done.wait_until(lock, deadline, [this] { return m_finished; })) {
-          return;
-        }
-        m_cut = true;
-        // Again until the request returns: a stop() that came before the
-        // socket was in use has nothing to shut down yet.
-        while (!m_finished) {
-          client.stop();
-          m_done.wait_for(lock, std::chrono::milliseconds(20), [this] { return m_finished; });
-        }
-      })
-  {
-  }
-  RequestWatchdog(const RequestWatchdog&) = delete;
-  RequestWatchdog& operator=(const RequestWatchdog&) = delete;
-  ~RequestWatchdog() { finish(); }
-
-  /// Ends the watch (the request returned); true when the deadline cut it.
-  bool finish()
-  {
-    {
-      const std::lock_guard lock(m_mutex);
-      m_finished = true;
-    }
-    m_done.notify_all();
-    if (m_thread.joinable()) {
-      m_thread.join();
-    }
-    return m_cut;
-  }
-
-private:
-  std::mutex m_mutex;
-  std::condition_variable m_done;
-  bool m_finished = false;
-  bool m_cut = false;
-  std::thread m_thread; ///< last: starts once the members it uses exist
 };
 
 } // namespace
@@ -136,59 +110,22 @@ std::optional<HttpFailure> HttpGetClient::probe(std::chrono::milliseconds timeou
 std::variant<HttpAnswer, HttpFailure> HttpGetClient::get(const std::string& target,
                                                          std::chrono::milliseconds timeout) const
 {
-  // A fresh client per request: pdcheck sends a few requests, and a closed
-  // connection each time is what SGLang's own decode (python requests) does too.
-  httplib::Client client(m_host, m_port);
-  client.set_keep_alive(false);
-  client.set_connection_timeout(timeout);
-  client.set_read_timeout(timeout);
-  client.set_write_timeout(timeout);
-  const httplib::Headers headers = {{"User-Agent", "pdcheck/" PDCHECK_VERSION}, {"Accept", "application/json, text/plain"}};
-  const auto start = std::chrono::steady_clock::now();
+  const pdcheck_http_module& http = http_module();
   // Bootstrap answers are a few hundred bytes; a cap keeps a wrong server (a
   // file or media server on that port) from filling memory.
   std::string body;
-  bool too_big = false;
-  bool cut = false;
-  httplib::Result res = [&] {
-    RequestWatchdog watchdog(client, start + timeout);
-    httplib::Result r = client.Get(target, headers, [&](const char* data, std::size_t n) {
-      too_big = body.size() + n > k_max_answer_bytes;
-      if (!too_big) {
-        body.append(data, n);
-      }
-      return !too_big;
-    });
-    cut = watchdog.finish();
-    return r;
-  }();
-  if (res) {
-    return HttpAnswer{res->status, std::move(body)};
+  const auto append = [](void* sink, const char* data, unsigned long long n) {
+    static_cast<std::string*>(sink)->append(data, static_cast<std::size_t>(n));
+  };
+  int status = 0;
+  int kind = PDCHECK_HTTP_BROKEN;
+  std::array<char, 256> failure{};
+  if (http.get(m_host.c_str(), m_port, target.c_str(), timeout.count(), "pdcheck/" PDCHECK_VERSION,
+               k_max_answer_bytes, append, &body, &status, &kind, failure.data(), static_cast<int>(failure.size())) == 0) {
+    return HttpAnswer{status, std::move(body)};
   }
-  if (cut && res.error() != httplib::Error::ConnectionTimeout) {
-    // The answer may have been on its way, a byte at a time: not "no answer".
-    return HttpFailure{HttpFailureKind::timeout, "no complete answer"};
-  }
-  if (too_big) {
-    return HttpFailure{HttpFailureKind::broken, fmt::format("the answer is larger than {} bytes", k_max_answer_bytes)};
-  }
-  const auto elapsed = std::chrono::steady_clock::now() - start;
-  switch (res.error()) {
-  case httplib::Error::Connection: return HttpFailure{HttpFailureKind::connect, "cannot connect"};
-  case httplib::Error::ConnectionTimeout:
-    return HttpFailure{HttpFailureKind::connect_timeout, "no answer"};
-  case httplib::Error::Read:
-    // The library says "Read" both for a read timeout and for a peer that hung
-    // up; the clock tells them apart.
-    // The read timeout and the watchdog run out together; whichever stopped
-    // the request, the caller sees the same words.
-    if (elapsed >= timeout * 9 / 10) {
-      return HttpFailure{HttpFailureKind::timeout, "no complete answer"};
-    }
-    return HttpFailure{HttpFailureKind::broken, "the connection closed before a complete HTTP answer"};
-  case httplib::Error::Write: return HttpFailure{HttpFailureKind::broken, "the request could not be sent"};
-  default: return HttpFailure{HttpFailureKind::broken, "no HTTP answer (" + httplib::to_string(res.error()) + ")"};
-  }
+  const bool known = kind >= PDCHECK_HTTP_RESOLVE && kind <= PDCHECK_HTTP_BROKEN;
+  return HttpFailure{known ? static_cast<HttpFailureKind>(kind) : HttpFailureKind::broken, failure.data()};
 }
 
 } // namespace pdcheck::io

@@ -1,6 +1,7 @@
 #pragma once
 
-// The HTTP adapter of `pdcheck bootstrap`: plain HTTP/1.1 through cpp-httplib,
+// The HTTP adapter of `pdcheck bootstrap`: plain HTTP/1.1 through cpp-httplib
+// (in pdcheck-http.so, loaded on the first request: io/http_module_abi.h),
 // GET only. Keeping every other method out of the interface makes "pdcheck never
 // changes a prefill server" a property of the type, not of the caller's care.
 
@@ -50,7 +51,8 @@ public:
 
   /// `GET target` (path and query), waiting at most `timeout` in all: to
   /// connect, send and read the whole answer, however slowly it trickles in.
-  /// Any status is an answer; only a missing answer is a failure.
+  /// Any status is an answer; only a missing answer is a failure. Throws
+  /// CannotRun when pdcheck's HTTP module is missing.
   std::variant<HttpAnswer, HttpFailure> get(const std::string& target, std::chrono::milliseconds timeout) const;
 
 private:

@@ -3,13 +3,11 @@
 #include "probe/mpi_launcher.hpp"
 
 #include "probe/mpi_module_abi.h"
+#include "platform/loadable_module.hpp"
 #include "probe/probe_error.hpp"
 #include "util/error.hpp"
 
 #include <fmt/format.h>
-
-#include <dlfcn.h>
-#include <unistd.h>
 
 #include <array>
 
@@ -20,57 +18,37 @@ namespace {
 /// Room for one rank's text: a "HOST:PORT", or an exit status and a summary line.
 constexpr int k_text_capacity = 1024;
 
-constexpr const char* k_module_name = "pdcheck-mpi.so";
+std::unique_ptr<MpiSession> start_with(const platform::LoadedModule& loaded, double seconds)
+{
+  if (loaded.entry_points == nullptr) {
+    throw CannotRun(loaded.missing ? fmt::format("--mpi: this pdcheck has no MPI module ({}): build it where an MPI "
+                                                 "library is installed (Debian: libopenmpi-dev), or run without --mpi",
+                                                 loaded.error)
+                                   : fmt::format("--mpi: cannot load the MPI module: {}", loaded.error));
+  }
+  return MpiSession::started(static_cast<const pdcheck_mpi_module*>(loaded.entry_points), seconds);
+}
 
 } // namespace
 
-std::vector<std::string> mpi_module_candidates(const std::string& from_environment, const std::string& executable_dir)
+std::unique_ptr<MpiSession> MpiSession::start(double seconds)
 {
-  if (!from_environment.empty()) {
-    return {from_environment}; // given: no other is tried, so a typo is not hidden
-  }
-  return {executable_dir + "/" + k_module_name, executable_dir + "/../lib/pdcheck/" + k_module_name};
+  return start_with(platform::load_module(k_mpi_module_file, PDCHECK_MPI_ENTRY, PDCHECK_MPI_ABI_VERSION), seconds);
 }
 
-std::unique_ptr<MpiSession> MpiSession::start(const std::vector<std::string>& candidates, double seconds)
+std::unique_ptr<MpiSession> MpiSession::start_from(const std::vector<std::string>& candidates, double seconds)
 {
-  void* library = nullptr;
-  std::string tried;
-  std::string load_error;
-  for (const std::string& path : candidates) {
-    tried += (tried.empty() ? "" : ", ") + path;
-    if (::access(path.c_str(), F_OK) != 0) {
-      continue;
-    }
-    library = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (library != nullptr) {
-      break;
-    }
-    const char* why = ::dlerror();
-    load_error = why != nullptr ? why : path; // libmpi missing on this host, say
-  }
-  if (library == nullptr) {
-    throw CannotRun(load_error.empty()
-                      ? fmt::format("--mpi: this pdcheck has no MPI module (looked for {}): build it where an MPI "
-                                    "library is installed (Debian: libopenmpi-dev), or run without --mpi",
-                                    tried)
-                      : fmt::format("--mpi: cannot load the MPI module: {}", load_error));
-  }
-  // The module stays loaded for the life of the process: MPI cannot be unloaded.
-  using Entry = const ::pdcheck_mpi_module* (*)();
-  const auto entry = reinterpret_cast<Entry>(::dlsym(library, PDCHECK_MPI_ENTRY));
-  const ::pdcheck_mpi_module* api = entry != nullptr ? entry() : nullptr;
-  if (api == nullptr || api->abi_version != PDCHECK_MPI_ABI_VERSION) {
-    throw CannotRun(fmt::format("--mpi: the MPI module is not this pdcheck's (interface {}, expected {}): install "
-                                "pdcheck-mpi.so from the same build",
-                                api == nullptr ? 0 : api->abi_version, PDCHECK_MPI_ABI_VERSION));
-  }
+  return start_with(platform::load_module_from(candidates, PDCHECK_MPI_ENTRY, PDCHECK_MPI_ABI_VERSION), seconds);
+}
+
+std::unique_ptr<MpiSession> MpiSession::started(const pdcheck_mpi_module* api, double seconds)
+{
   std::unique_ptr<MpiSession> session(new MpiSession());
   session->m_module = api;
   session->m_implementation = api->implementation != nullptr ? api->implementation : "MPI";
   std::array<char, 512> error{};
   if (api->init(seconds, &session->m_rank, &session->m_size, &session->m_local_rank, error.data(),
-                   static_cast<int>(error.size())) != 0) {
+                static_cast<int>(error.size())) != 0) {
     throw CannotRun(fmt::format("--mpi: {}: run without --mpi (rank and size from the launcher's environment, "
                                 "--coordinator) to probe the ranks that did start",
                                 error.data()));

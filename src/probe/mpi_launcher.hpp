@@ -16,19 +16,18 @@ struct pdcheck_mpi_module;
 
 namespace pdcheck::probe {
 
-/// Where pdcheck looks for the module, in order: $PDCHECK_MPI_MODULE, then
-/// pdcheck-mpi.so next to the executable, then ../lib/pdcheck/ from it (an
-/// installed tree). `executable_dir` is the running binary's directory.
-std::vector<std::string> mpi_module_candidates(const std::string& from_environment, const std::string& executable_dir);
+/// The module's file name, looked for as platform/loadable_module.hpp says.
+inline constexpr const char* k_mpi_module_file = "pdcheck-mpi.so";
 
 class MpiSession
 {
 public:
-  /// Loads the module from the first candidate that exists and initialises
-  /// MPI, waiting up to `seconds`. Throws CannotRun with the reason (no module:
-  /// this pdcheck was built without MPI; MPI_Init not done in time: a rank of
-  /// the job never started).
-  static std::unique_ptr<MpiSession> start(const std::vector<std::string>& candidates, double seconds);
+  /// Loads the module and initialises MPI, waiting up to `seconds`. Throws
+  /// CannotRun with the reason (no module: this pdcheck was built without
+  /// MPI; MPI_Init not done in time: a rank of the job never started).
+  static std::unique_ptr<MpiSession> start(double seconds);
+  /// The same from explicit module candidates (the first that exists).
+  static std::unique_ptr<MpiSession> start_from(const std::vector<std::string>& candidates, double seconds);
 
   int rank() const { return m_rank; }
   int size() const { return m_size; }
@@ -45,6 +44,9 @@ public:
 
   /// Leaves MPI (up to `seconds`); "" or why it could not.
   std::string finalize(double seconds);
+
+  /// Initialises MPI through a loaded module's entry points (start's second half).
+  static std::unique_ptr<MpiSession> started(const pdcheck_mpi_module* api, double seconds);
 
 private:
   MpiSession() = default;

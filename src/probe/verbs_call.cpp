@@ -6,6 +6,7 @@
 #include "probe/probe_error.hpp"
 #include "probe/rdma.hpp"
 #include "probe/verbs_handles.hpp"
+#include "probe/verbs_library.hpp"
 
 #include <fmt/format.h>
 
@@ -61,6 +62,10 @@ void QpDeleter::operator()(ibv_qp* q) const
 DeviceList get_device_list(int& count)
 {
   count = 0;
+  if (const std::string why = verbs_library_error(); !why.empty()) {
+    throw ProbeError(Phase::open_device, fmt::format("no RDMA device: libibverbs cannot be loaded ({})", why),
+                     "that rdma-core's libibverbs1 is installed, or use --transport tcp");
+  }
   errno = 0;
   ibv_device** list = ibv_get_device_list(&count);
   if (list == nullptr) {

@@ -22,7 +22,8 @@ echo "built $(basename "$deb")"
 dpkg-deb --info "$deb" | grep -E 'Package|Version|Depends' || true
 
 dpkg -x "$deb" "$root/sys"
-for f in usr/bin/pdcheck usr/share/man/man1/pdcheck.1 usr/share/bash-completion/completions/pdcheck \
+for f in usr/bin/pdcheck usr/lib/pdcheck/pdcheck-http.so usr/share/man/man1/pdcheck.1 \
+         usr/share/bash-completion/completions/pdcheck \
          usr/share/zsh/vendor-completions/_pdcheck usr/share/fish/vendor_completions.d/pdcheck.fish; do
   [[ -e $root/sys/$f ]] || { echo "missing /$f in the package"; status=1; }
 done
@@ -32,6 +33,16 @@ echo "$version"
 grep -q '^pdcheck [0-9]' <<<"$version" || { echo "--version: no version line"; status=1; }
 grep -q '^profiles: ' <<<"$version" || { echo "--version: no profiles line"; status=1; }
 grep -q '^catalog revision: ' <<<"$version" || { echo "--version: no catalog revision line"; status=1; }
+
+# The HTTP client is a module the installed binary finds in ../lib/pdcheck:
+# a request to a plain web server gets that server's 404 back.
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+(cd "$root" && exec python3 -m http.server "$port" --bind 127.0.0.1 >/dev/null 2>&1) & server=$!
+for _ in $(seq 50); do python3 -c "import socket; socket.create_connection(('127.0.0.1', $port))" 2>/dev/null && break; sleep 0.1; done
+answer=$("$root/sys/usr/bin/pdcheck" fleet --router "http://127.0.0.1:$port" 2>&1)
+kill $server 2>/dev/null
+grep -q "GET /list_workers answered 404" <<<"$answer" || { echo "the packaged HTTP module did not answer: $answer"; status=1; }
+echo "HTTP through the packaged module: ${answer:0:80}"
 
 page=$(MANPATH="$root/sys/usr/share/man" man -w pdcheck 2>&1) || { echo "man -w pdcheck failed: $page"; status=1; }
 [[ $page == "$root/sys/usr/share/man/man1/pdcheck.1"* ]] || { echo "man -w found '$page'"; status=1; }

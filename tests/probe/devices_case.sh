@@ -28,3 +28,13 @@ assert doc["devices"] == [] and line == "pdcheck: cannot run: " + doc["error"], 
   echo "stdout is not the JSON document with the same reason:"; cat "$out"; exit 1
 fi
 cat "$err"
+
+# Without libibverbs itself (it is loaded on first use, not linked): the same
+# outcome, naming the library.
+PDCHECK_IBVERBS_LIBRARY=/nonexistent/libibverbs.so.1 "$pdcheck" devices > "$out" 2> "$err"
+rc=$?
+expected="pdcheck: cannot run: open-device: no RDMA device: libibverbs cannot be loaded (/nonexistent/libibverbs.so.1: cannot open shared object file: No such file or directory); check: that rdma-core's libibverbs1 is installed, or use --transport tcp"
+if [ $rc -ne 3 ] || [ "$(cat "$err")" != "$expected" ]; then
+  echo "without libibverbs: exit $rc, expected 3 and:"; echo "$expected"; echo "got:"; cat "$err"; exit 1
+fi
+cat "$err"
