@@ -187,20 +187,44 @@ int finish(int rc, const char* call, double seconds, char* error, int error_size
   return fail(error, error_size, std::string(call) + " failed: " + mpi_error_text(rc));
 }
 
+/// A buffer a non-blocking call works on. The caller's memory is never handed
+/// to MPI: when a call is given up on, MPI may still write or read its buffer
+/// later, so that buffer is then left allocated (release() forgets it).
+class OwnedBuffer
+{
+public:
+  explicit OwnedBuffer(std::size_t size) : m_data(new char[size]()) {}
+  OwnedBuffer(const OwnedBuffer&) = delete;
+  OwnedBuffer& operator=(const OwnedBuffer&) = delete;
+  ~OwnedBuffer() { delete[] m_data; }
+  char* data() { return m_data; }
+  void release() { m_data = nullptr; } // leaked on purpose: MPI may still use it
+
+private:
+  char* m_data;
+};
+
 int broadcast(char* text, int capacity, double seconds, char* error, int error_size)
 {
   if (!usable(error, error_size)) {
     return -1;
   }
+  OwnedBuffer buffer(static_cast<std::size_t>(capacity));
   if (state().rank == 0) {
-    text[capacity - 1] = '\0';
+    std::snprintf(buffer.data(), static_cast<std::size_t>(capacity), "%s", text);
   }
   MPI_Request request = MPI_REQUEST_NULL;
-  int rc = MPI_Ibcast(text, capacity, MPI_CHAR, 0, MPI_COMM_WORLD, &request);
+  int rc = MPI_Ibcast(buffer.data(), capacity, MPI_CHAR, 0, MPI_COMM_WORLD, &request);
   if (rc == MPI_SUCCESS) {
     rc = wait_all(&request, 1, seconds);
   }
-  text[capacity - 1] = '\0'; // whatever rank 0 sent, a C string here
+  if (rc != MPI_SUCCESS && request != MPI_REQUEST_NULL) {
+    buffer.release();
+  }
+  if (rc == MPI_SUCCESS) {
+    buffer.data()[capacity - 1] = '\0'; // whatever rank 0 sent, a C string here
+    std::memcpy(text, buffer.data(), static_cast<std::size_t>(capacity));
+  }
   return finish(rc, "MPI_Ibcast", seconds, error, error_size);
 }
 
@@ -212,46 +236,67 @@ int gather(const char* mine, char* texts, int capacity, double seconds, char* er
   const State& s = state();
   constexpr int tag = 0x7064; // "pd"
   if (s.rank != 0) {
-    std::string message(mine, std::min<std::size_t>(std::strlen(mine), static_cast<std::size_t>(capacity - 1)));
+    const std::size_t length = std::min<std::size_t>(std::strlen(mine), static_cast<std::size_t>(capacity - 1));
+    OwnedBuffer message(length + 1);
+    std::memcpy(message.data(), mine, length);
     MPI_Request request = MPI_REQUEST_NULL;
-    int rc = MPI_Isend(message.data(), static_cast<int>(message.size()), MPI_CHAR, 0, tag, MPI_COMM_WORLD, &request);
+    int rc = MPI_Isend(message.data(), static_cast<int>(length), MPI_CHAR, 0, tag, MPI_COMM_WORLD, &request);
     if (rc == MPI_SUCCESS) {
       rc = wait_all(&request, 1, seconds);
+    }
+    if (rc != MPI_SUCCESS && request != MPI_REQUEST_NULL) {
+      message.release();
     }
     return finish(rc, "MPI_Isend to rank 0", seconds, error, error_size);
   }
   // Point-to-point rather than MPI_Igather: a rank that is late is then left
   // out by itself (its slot stays "") instead of holding back everyone's.
   const std::size_t slot = static_cast<std::size_t>(capacity);
-  std::memset(texts, 0, slot * static_cast<std::size_t>(s.size));
-  std::snprintf(texts, slot, "%s", mine);
-  std::vector<MPI_Request> requests(static_cast<std::size_t>(s.size), MPI_REQUEST_NULL);
-  for (int r = 1; r < s.size; ++r) {
-    const int rc = MPI_Irecv(texts + slot * static_cast<std::size_t>(r), capacity - 1, MPI_CHAR, r, tag,
-                             MPI_COMM_WORLD, &requests[static_cast<std::size_t>(r)]);
+  const std::size_t ranks = static_cast<std::size_t>(s.size);
+  OwnedBuffer inbox(slot * ranks); // zeroed: each slot ends NUL-terminated (capacity - 1 received at most)
+  std::vector<MPI_Request> requests(ranks, MPI_REQUEST_NULL);
+  for (std::size_t r = 1; r < ranks; ++r) {
+    const int rc = MPI_Irecv(inbox.data() + slot * r, capacity - 1, MPI_CHAR, static_cast<int>(r), tag,
+                             MPI_COMM_WORLD, &requests[r]);
     if (rc != MPI_SUCCESS) {
+      inbox.release(); // the receives posted so far still write into it
       return finish(rc, "MPI_Irecv", seconds, error, error_size);
     }
   }
   const int rc = wait_all(requests.data(), s.size, seconds);
+  if (rc != MPI_SUCCESS && rc != -1) {
+    inbox.release();
+    return finish(rc, "MPI_Irecv", seconds, error, error_size);
+  }
   if (rc == -1) {
     // Who is late is what rank 0 reports; their receives are cancelled so
-    // that MPI_Finalize does not wait for them.
-    bool all_cancelled = true;
-    for (MPI_Request& request : requests) {
-      if (request != MPI_REQUEST_NULL) {
-        const std::size_t r = static_cast<std::size_t>(&request - requests.data());
-        texts[slot * r] = '\0';
-        MPI_Cancel(&request);
-        all_cancelled = MPI_Wait(&request, MPI_STATUS_IGNORE) == MPI_SUCCESS && all_cancelled;
+    // that MPI_Finalize does not wait for them (one that matched meanwhile
+    // completes instead, and counts).
+    bool all_ended = true;
+    for (std::size_t r = 1; r < ranks; ++r) {
+      if (requests[r] == MPI_REQUEST_NULL) {
+        continue;
+      }
+      MPI_Cancel(&requests[r]);
+      MPI_Status status;
+      int cancelled = 0;
+      if (MPI_Wait(&requests[r], &status) != MPI_SUCCESS) {
+        all_ended = false;
+        continue;
+      }
+      if (MPI_Test_cancelled(&status, &cancelled) == MPI_SUCCESS && cancelled != 0) {
+        inbox.data()[slot * r] = '\0';
       }
     }
-    if (!all_cancelled) {
+    if (!all_ended) {
+      inbox.release();
       state().healthy = false;
+      return fail(error, error_size, "MPI_Irecv: a late rank's receive could not be cancelled");
     }
-    return 0;
   }
-  return finish(rc, "MPI_Irecv", seconds, error, error_size);
+  std::memcpy(texts, inbox.data(), slot * ranks);
+  std::snprintf(texts, slot, "%s", mine);
+  return 0;
 }
 
 int finalize(double seconds, char* error, int error_size)
