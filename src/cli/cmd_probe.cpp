@@ -279,6 +279,7 @@ Verdict run_fleet(ProbeCliOptions& o, const FleetCliOptions& f, CommandContext& 
   fo.launcher = place.source;
   fo.transport = kind;
   fo.coordinator = coordinator_text;
+  fo.wait_for_rank0_report = !mpi;
   const bool is_prefill = std::binary_search(roles.prefill.begin(), roles.prefill.end(), place.rank);
   probe::CoordinatorExchange exchange;
   if (mpi) {
@@ -324,6 +325,8 @@ Verdict run_fleet(ProbeCliOptions& o, const FleetCliOptions& f, CommandContext& 
   if (!note.empty() && o.report.format == "text") {
     *ctx.out << "note: " << note << "\n";
   }
+  ctx.out->flush();
+  outcome.release_ranks(); // the report is out: the other ranks may exit now
   leave_mpi();
   return verdict_of_exit(outcome.exit_code);
 }

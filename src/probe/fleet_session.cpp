@@ -31,6 +31,8 @@ using Clock = std::chrono::steady_clock;
 
 /// How long one control message may take once its peer has started sending it.
 constexpr double k_message_seconds = 10;
+/// How long a rank told "done" waits for rank 0 to write its report.
+constexpr double k_report_seconds = 60;
 /// How long rank 0 gives a connection that comes after the fleet started to say
 /// who it is: short, since the rounds wait meanwhile.
 constexpr double k_late_join_seconds = 2;
@@ -182,6 +184,19 @@ public:
       }
     }
     return r;
+  }
+
+  /// The connections to the ranks that are still there, for rank 0 to close
+  /// once its report is written.
+  std::vector<Fd> take_connections()
+  {
+    std::vector<Fd> out;
+    for (Member& m : m_members) {
+      if (m.fd) {
+        out.push_back(std::move(m.fd));
+      }
+    }
+    return out;
   }
 
 private:
@@ -488,6 +503,17 @@ PairEnd run_prefill_pair(std::size_t index, int my_rank, const std::string& peer
   return pair_end_of("prefill", report);
 }
 
+/// Until rank 0 closes the connection (its report is written), or a deadline:
+/// an exit before then could make the launcher end rank 0 mid-report.
+void wait_for_close(int fd)
+{
+  try {
+    recv_message(fd, Deadline::after(k_report_seconds), Phase::teardown, "the end of the connection");
+  } catch (const ProbeError&) {
+    // closed (the usual end), or rank 0 took longer than it should
+  }
+}
+
 FleetOutcome member_failed(std::string summary, bool coordinator_unreachable = false)
 {
   FleetOutcome out;
@@ -541,6 +567,9 @@ FleetOutcome run_member(const FleetPlace& place, const HostPort& coordinator, st
         out.exit_code = m.at("exit_code").get<int>() == 0 ? 0 : 1;
         out.summary = fmt::format("rank {}: the fleet is done: {}", place.rank,
                                   printable_untrusted(m.at("summary").get<std::string>(), 200));
+        if (o.wait_for_rank0_report) {
+          wait_for_close(c.get());
+        }
         return out;
       }
       if (type != "run") {
@@ -744,18 +773,22 @@ FleetOutcome run_fleet_rank(const FleetPlace& place, const HostPort& coordinator
     o.coordinator = address;
   }
   report::FleetProbeResult result;
+  std::vector<Fd> held;
   std::exception_ptr coordinator_error; // out of memory, say: rethrown once both threads are done
   std::thread coordinator_thread([&] {
     try {
       Coordinator c(std::move(*listener), place, roles, pairs, std::move(rounds), o);
       result = c.run();
+      held = c.take_connections();
     } catch (...) {
       coordinator_error = std::current_exception();
     }
   });
   FleetOutcome own;
   try {
-    own = run_member(place, at, round_count, side, o, make_transport);
+    FleetOptions own_end = o;
+    own_end.wait_for_rank0_report = false; // it is rank 0
+    own = run_member(place, at, round_count, side, own_end, make_transport);
   } catch (...) {
     coordinator_thread.join();
     throw;
@@ -780,6 +813,7 @@ FleetOutcome run_fleet_rank(const FleetPlace& place, const HostPort& coordinator
     }
   }
   out.result = std::move(result);
+  out.held_ranks = std::move(held);
   return out;
 }
 

@@ -57,6 +57,10 @@ struct FleetOptions
   std::string launcher;            ///< where this rank learnt its place (FleetPlace::source)
   std::string transport;           ///< for the report
   std::string coordinator;         ///< "HOST:PORT", for the report
+  /// Whether a rank told "done" waits until rank 0 closes its connection
+  /// (FleetOutcome::held_ranks). Off with --mpi, where leaving MPI waits for
+  /// every rank instead.
+  bool wait_for_rank0_report = true;
 
   double pair_deadline_seconds() const
   {
@@ -77,6 +81,12 @@ struct FleetOutcome
   /// names another host).
   bool coordinator_unreachable = false;
   std::optional<report::FleetProbeResult> result;
+  /// Rank 0: its connections to the other ranks, still open. A launcher ends
+  /// the whole job when one rank exits non-zero (mpirun does), so a rank told
+  /// "done" waits for its connection to close before it exits: rank 0 closes
+  /// them (release_ranks) once its report is written, or when it exits.
+  std::vector<Fd> held_ranks;
+  void release_ranks() { held_ranks.clear(); }
 };
 
 /// One end's result of one pair, as a member sends it to the coordinator.

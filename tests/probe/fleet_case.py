@@ -293,45 +293,75 @@ def killed():
 def hung():
     # Far longer than a healthy pair of the round takes, so that only rank 3 is called hung.
     pair_timeout = seconds(20)
-    left = stop_rank3_mid_run(signal.SIGSTOP, ["--pair-timeout", pair_timeout], timeout=3)
+    left = stop_rank3_mid_run(signal.SIGSTOP, ["--pair-timeout", pair_timeout], timeout=5)
     expect(left == f"sent no result within {pair_timeout} s of round 1 (hung?)", f"rank 3 left: {left}")
+
+
+def mpirun_env(*modules):
+    """The environment of an mpirun on this host: pdcheck (and its modules) on
+    PATH, launched without ssh, MPI's own traffic on loopback and shared memory."""
+    bindir = os.path.join(work, "bin")
+    os.makedirs(bindir)
+    for f in (pdcheck,) + modules:
+        os.symlink(f, os.path.join(bindir, os.path.basename(f)))
+    return dict(os.environ, PATH=bindir + os.pathsep + os.environ["PATH"], TRANSPORT="tcp",
+                MPIRUN_FLAGS="--allow-run-as-root --oversubscribe",
+                # one host: launch without ssh (Debian installs openmpi-bin without it when recommends are off)
+                OMPI_MCA_plm="isolated",
+                OMPI_MCA_btl="self,vader,tcp", OMPI_MCA_btl_tcp_if_include="lo", OMPI_MCA_oob_tcp_if_include="lo")
+
+
+def run_example(script, env, np, verified, placed_by):
+    """examples/fleet/SCRIPT at -np NP: every pair verified, and the JUnit file agrees."""
+    run = subprocess.run(["sh", os.path.join(root, "examples/fleet", script)],
+                         env=dict(env, HOSTS=f"localhost:{np}", NP=str(np)), cwd=work, capture_output=True,
+                         text=True, timeout=400 * scale)
+    expect(run.returncode == 0, f"{script} -np {np}: exit {run.returncode}\n{run.stdout}\n{run.stderr}")
+    expect(f"{verified} in " in run.stdout and f"· {verified} verified" in run.stdout,
+           f"{script} -np {np}: {run.stdout}\n{run.stderr}")
+    expect(placed_by in run.stdout, f"{script}: placed by {placed_by}: {run.stdout}")
+    suite = ET.fromstring(read("fleet-junit.xml"))
+    expect(len(suite.findall(".//testcase")) == verified and not suite.findall(".//failure"), f"{script} JUnit")
+
+
+def run_wrapped(env, np, wrapper_body, args, label):
+    """mpirun -np NP of `pdcheck probe fleet` with ranks 0-1 prefill and the rest
+    decode, each rank started by a shell wrapper; rank 0's JSON (exit 1: some
+    pair not verified), or None with the problem recorded."""
+    plan_path = os.path.join(work, f"plan{np}.yaml")
+    with open(plan_path, "w") as f:
+        f.write(f"prefill: {{side: {root}/examples/pairs/hetero-tp-scatter-works/prefill.yaml, ranks: 0-1}}\n"
+                f"decode: {{side: {root}/examples/pairs/hetero-tp-scatter-works/decode.yaml, ranks: rest}}\n")
+    wrapper = os.path.join(work, "rank.sh")
+    with open(wrapper, "w") as f:
+        f.write("#!/bin/sh\n" + wrapper_body)
+    os.chmod(wrapper, stat.S_IRWXU)
+    run = subprocess.run(["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", str(np), wrapper, pdcheck,
+                          "probe", "fleet", plan_path] + args,
+                         env=env, cwd=work, capture_output=True, text=True, timeout=400 * scale)
+    expect(run.returncode == 1, f"{label}: mpirun exit {run.returncode}\n{run.stderr[-3000:]}")
+    try:
+        doc = json.loads(run.stdout)
+    except json.JSONDecodeError:
+        problems.append(f"{label}: no report\n--- stdout\n{run.stdout}\n--- stderr\n{run.stderr}")
+        return None
+    jsonschema.validate(doc, schema)
+    return doc
 
 
 def mpirun():
     if shutil.which("mpirun") is None:
         print("skipped: Open MPI's mpirun is not installed (Debian: openmpi-bin)")
         sys.exit(77)
-    bindir = os.path.join(work, "bin")
-    os.makedirs(bindir)
-    os.symlink(pdcheck, os.path.join(bindir, "pdcheck"))
-    env = dict(os.environ, PATH=bindir + os.pathsep + os.environ["PATH"], TRANSPORT="tcp",
-               MPIRUN_FLAGS="--allow-run-as-root --oversubscribe",
-               # one host: launch without ssh (Debian installs openmpi-bin without it when recommends are off)
-               OMPI_MCA_plm="isolated")
+    env = mpirun_env()
     for np in (4, 8):
-        port = free_port()
-        run = subprocess.run(["sh", os.path.join(root, "examples/fleet/mpirun.sh")],
-                             env=dict(env, HOSTS=f"localhost:{np}", NP=str(np), COORDINATOR=f"127.0.0.1:{port}"),
-                             cwd=work, capture_output=True, text=True, timeout=400 * scale)
-        expect(run.returncode == 0, f"mpirun -np {np}: exit {run.returncode}\n{run.stdout}\n{run.stderr}")
-        verified = 2 * (np - 2)
-        expect(f"{verified} in " in run.stdout and f"· {verified} verified" in run.stdout,
-               f"mpirun -np {np}: {run.stdout}")
-        expect("Open MPI (OMPI_COMM_WORLD_RANK)" in run.stdout, "placed by Open MPI")
-        suite = ET.fromstring(read("fleet-junit.xml"))
-        expect(len(suite.findall(".//testcase")) == verified and not suite.findall(".//failure"), "mpirun JUnit")
+        env["COORDINATOR"] = f"127.0.0.1:{free_port()}"
+        run_example("mpirun.sh", env, np, 2 * (np - 2), "Open MPI (OMPI_COMM_WORLD_RANK)")
 
-    # Six ranks, 0-1 prefill and 2-5 decode: rank 4 never starts its listener
-    # (its process exits at once) and rank 5 is killed in the middle of its
-    # first pair; each wrapped so that mpirun itself sees a clean exit.
-    port = free_port()
-    with open(os.path.join(work, "plan6.yaml"), "w") as f:
-        f.write(f"prefill: {{side: {root}/examples/pairs/hetero-tp-scatter-works/prefill.yaml, ranks: 0-1}}\n"
-                f"decode: {{side: {root}/examples/pairs/hetero-tp-scatter-works/decode.yaml, ranks: rest}}\n")
-    wrapper = os.path.join(work, "rank.sh")
-    with open(wrapper, "w") as f:
-        f.write("""#!/bin/sh
-case "$OMPI_COMM_WORLD_RANK" in
+    # Six ranks: rank 4 never starts its listener (its process exits at once)
+    # and rank 5 is killed in the middle of its first pair; each wrapped so
+    # that mpirun itself sees a clean exit.
+    doc = run_wrapped(env, 6, """case "$OMPI_COMM_WORLD_RANK" in
   4) exit 0 ;;
   5) # a long pair (the decode end sets the number of requests), struck once it has begun:
      # waiting, a rank holds two sockets; in a pair, also the pair's and its data transport's
@@ -340,22 +370,11 @@ case "$OMPI_COMM_WORLD_RANK" in
      kill -9 $pid; exit 0 ;;
   *) exec "$@" ;;
 esac
-""")
-    os.chmod(wrapper, stat.S_IRWXU)
-    run = subprocess.run(["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "6", wrapper, pdcheck, "probe",
-                          "fleet", os.path.join(work, "plan6.yaml")] +
-                         common(port, "--join-timeout", seconds(10)),
-                         env=env, cwd=work, capture_output=True, text=True, timeout=400 * scale)
-    expect(run.returncode == 1, f"mpirun exit {run.returncode} with two ranks missing")
-    try:
-        doc = json.loads(run.stdout)
-    except json.JSONDecodeError:
-        problems.append(f"mpirun -np 6: no report\n--- stdout\n{run.stdout}\n--- stderr\n{run.stderr}")
-        return
-    jsonschema.validate(doc, schema)
-    expect_only_rank_failed(doc, 4, lambda r: r == f"rank 4 never joined the fleet (waited {seconds(10)} s)",
-                            outcomes_ok=("not-run",), good=(2, 3))
-    expect_only_rank_failed(doc, 5, lambda r: "rank 5" in r, good=())
+""", common(free_port(), "--join-timeout", seconds(10)), "mpirun -np 6")
+    if doc is not None:
+        expect_only_rank_failed(doc, 4, lambda r: r == f"rank 4 never joined the fleet (waited {seconds(10)} s)",
+                                outcomes_ok=("not-run",), good=(2, 3))
+        expect_only_rank_failed(doc, 5, lambda r: "rank 5" in r, good=())
 
 
 def mpi():
@@ -363,57 +382,28 @@ def mpi():
     if shutil.which("mpirun") is None or not os.path.exists(module):
         print("skipped: needs Open MPI's mpirun and pdcheck-mpi.so (built where libopenmpi-dev is installed)")
         sys.exit(77)
-    bindir = os.path.join(work, "bin")
-    os.makedirs(bindir)
-    os.symlink(pdcheck, os.path.join(bindir, "pdcheck"))
-    os.symlink(module, os.path.join(bindir, "pdcheck-mpi.so"))
-    env = dict(os.environ, PATH=bindir + os.pathsep + os.environ["PATH"], TRANSPORT="tcp",
-               MPIRUN_FLAGS="--allow-run-as-root --oversubscribe", OMPI_MCA_plm="isolated",
-               # one host, no network for MPI's own messages: shared memory and loopback only
-               OMPI_MCA_btl="self,vader,tcp", OMPI_MCA_btl_tcp_if_include="lo", OMPI_MCA_oob_tcp_if_include="lo")
-    run = subprocess.run(["sh", os.path.join(root, "examples/fleet/mpirun-mpi.sh")],
-                         env=dict(env, HOSTS="localhost:4", NP="4"), cwd=work, capture_output=True, text=True,
-                         timeout=400 * scale)
-    expect(run.returncode == 0, f"mpirun -np 4 --mpi: exit {run.returncode}\n{run.stdout}\n{run.stderr}")
-    expect("4 in " in run.stdout and "· 4 verified" in run.stdout, f"mpirun -np 4 --mpi: {run.stdout}\n{run.stderr}")
-    expect("ranks (MPI (Open MPI" in run.stdout, f"placed by MPI: {run.stdout}")
-    suite = ET.fromstring(read("fleet-junit.xml"))
-    expect(len(suite.findall(".//testcase")) == 4 and not suite.findall(".//failure"), "mpirun --mpi JUnit")
+    env = mpirun_env(module)
+    run_example("mpirun-mpi.sh", env, 4, 4, "ranks (MPI (Open MPI")
 
-    # Five ranks, 0-1 prefill and 2-4 decode: rank 4 cannot listen (an address
-    # not of this host), never joins, and tells rank 0 why through MPI.
-    with open(os.path.join(work, "plan5.yaml"), "w") as f:
-        f.write(f"prefill: {{side: {root}/examples/pairs/hetero-tp-scatter-works/prefill.yaml, ranks: 0-1}}\n"
-                f"decode: {{side: {root}/examples/pairs/hetero-tp-scatter-works/decode.yaml, ranks: rest}}\n")
-    wrapper = os.path.join(work, "rank.sh")
-    with open(wrapper, "w") as f:
-        f.write("""#!/bin/sh
-case "$OMPI_COMM_WORLD_RANK" in
+    # Five ranks: rank 4 cannot listen (an address not of this host), never
+    # joins, and tells rank 0 why through MPI. (--join-timeout also bounds
+    # MPI_Init: 20 s leaves room on a loaded CI host.)
+    doc = run_wrapped(env, 5, """case "$OMPI_COMM_WORLD_RANK" in
   4) "$@" --listen 203.0.113.1:0; exit 0 ;;
   *) exec "$@" ;;
 esac
-""")
-    os.chmod(wrapper, stat.S_IRWXU)
-    run = subprocess.run(["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "5", wrapper, pdcheck, "probe",
-                          "fleet", os.path.join(work, "plan5.yaml"), "--mpi", "--transport", "tcp",
-                          "--timeout", seconds(5), "--format", "json", "--join-timeout", seconds(20)],
-                         env=env, cwd=work, capture_output=True, text=True, timeout=400 * scale)
-    # (--join-timeout also bounds MPI_Init: 20 s leaves room on a loaded CI host.)
-    expect(run.returncode == 1, f"mpirun -np 5 --mpi: exit {run.returncode} with rank 4 missing\n{run.stderr[-3000:]}")
-    try:
-        doc = json.loads(run.stdout)
-    except json.JSONDecodeError:
-        problems.append(f"mpirun -np 5 --mpi: no report\n--- stdout\n{run.stdout}\n--- stderr\n{run.stderr}")
-        return
-    jsonschema.validate(doc, schema)
-    expect(doc["launcher"].startswith("MPI (Open MPI"), f"launcher {doc['launcher']}")
-    expect_only_rank_failed(doc, 4, lambda r: r == f"rank 4 never joined the fleet (waited {seconds(20)} s)",
-                            outcomes_ok=("not-run",), good=(2, 3))
-    expect(any(n.startswith("rank 4: handshake: cannot listen on 203.0.113.1:0: ") for n in doc["notes"]),
-           f"rank 4's own reason in the notes: {doc['notes']}")
+""", ["--mpi", "--transport", "tcp", "--timeout", seconds(5), "--format", "json", "--join-timeout", seconds(20)],
+                      "mpirun -np 5 --mpi")
+    if doc is not None:
+        expect(doc["launcher"].startswith("MPI (Open MPI"), f"launcher {doc['launcher']}")
+        expect_only_rank_failed(doc, 4, lambda r: r == f"rank 4 never joined the fleet (waited {seconds(20)} s)",
+                                outcomes_ok=("not-run",), good=(2, 3))
+        expect(any(n.startswith("rank 4: handshake: cannot listen on 203.0.113.1:0: ") for n in doc["notes"]),
+               f"rank 4's own reason in the notes: {doc['notes']}")
 
     # A rank that never starts: MPI_Init waits for it, and every rank that
     # did start gives up at --join-timeout with the reason (no hang).
+    wrapper = os.path.join(work, "rank.sh")
     with open(wrapper, "w") as f:
         f.write('#!/bin/sh\n[ "$OMPI_COMM_WORLD_RANK" = 3 ] && exit 0\nexec "$@"\n')
     run = subprocess.run(["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "4", wrapper, pdcheck, "probe",

@@ -286,9 +286,13 @@ ExchangedFleet run_exchanged_fleet(int coordinator_port)
         o, [](const std::string& host) { return std::make_unique<probe::TcpTransport>(host, 10); }, exchange);
     });
   }
-  for (std::thread& t : ranks) {
-    t.join();
-  }
+  ranks[0].join();
+  // What the CLI does once rank 0's report is written: the others, told
+  // "done", wait for that before they exit.
+  CHECK(out.outcomes[0].held_ranks.size() == (out.outcomes[0].result ? 3 : 0));
+  out.outcomes[0].release_ranks();
+  ranks[1].join();
+  ranks[2].join();
   return out;
 }
 
