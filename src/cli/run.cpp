@@ -49,12 +49,6 @@ std::vector<std::string> subcommand_names(const CLI::App& app)
   return names;
 }
 
-std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates)
-{
-  const auto hint = closest_match(word, candidates);
-  return hint ? fmt::format(" (did you mean '{}'?)", *hint) : "";
-}
-
 /// What CLI11 would say too late or not at all, said first and as the user
 /// typed it: an unknown command with a did-you-mean, `help [CMD]` as
 /// `[CMD] --help`, and an unknown long option of a command with the closest

@@ -39,12 +39,6 @@ std::vector<std::string> rule_ids()
   return ids;
 }
 
-std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates, std::string_view otherwise)
-{
-  const auto hint = closest_match(word, candidates);
-  return hint ? fmt::format(" (did you mean '{}'?)", *hint) : fmt::format(" ({})", otherwise);
-}
-
 std::string scalar(const YAML::Node& node, const std::string& file, const std::string& key, std::string_view expected)
 {
   if (!node.IsScalar()) {

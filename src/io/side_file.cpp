@@ -86,14 +86,6 @@ std::string kind_name(const YAML::Node& node)
   return "nothing";
 }
 
-std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates)
-{
-  if (const std::optional<std::string> guess = closest_match(word, candidates)) {
-    return " (did you mean '" + *guess + "'?)";
-  }
-  return "";
-}
-
 /// What a side needs besides its arguments, wherever it came from; the `*_where`
 /// strings place errors ("" when the input did not give that part).
 struct SideInputs

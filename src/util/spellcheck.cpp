@@ -59,4 +59,12 @@ std::optional<std::string> closest_match(std::string_view word, const std::vecto
   return *best;
 }
 
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates, std::string_view otherwise)
+{
+  if (const std::optional<std::string> hint = closest_match(word, candidates)) {
+    return " (did you mean '" + *hint + "'?)";
+  }
+  return otherwise.empty() ? "" : " (" + std::string(otherwise) + ")";
+}
+
 } // namespace pdcheck

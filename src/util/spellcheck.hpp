@@ -17,4 +17,9 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 /// edits, or when `word` is itself a candidate. Ties go to the earlier candidate.
 std::optional<std::string> closest_match(std::string_view word, const std::vector<std::string>& candidates);
 
+/// The hint an error message ends with: " (did you mean 'X'?)" for the
+/// closest candidate, else " (<otherwise>)", or "" when `otherwise` is empty.
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates,
+                         std::string_view otherwise = "");
+
 } // namespace pdcheck
