@@ -7,6 +7,7 @@
 #include "io/manifest_configmaps.hpp"
 #include "util/error.hpp"
 #include "util/plural.hpp"
+#include "util/whole_number.hpp"
 #include "util/word_positions.hpp"
 
 #include <fmt/format.h>
@@ -18,6 +19,9 @@
 namespace pdcheck::io {
 
 namespace {
+
+/// The most worker pods one OME component may have: far beyond any deployment.
+constexpr int k_max_worker_pods = 65536;
 
 using sglang::Role;
 
@@ -482,13 +486,14 @@ private:
       const bool pd = yaml_at(spec, "decoderConfig") && yaml_at(spec, "decoderConfig").IsMap();
       const std::optional<Role> hint = pd ? role : std::nullopt;
       const std::string label = object + " " + key;
+      const int workers = worker_pods(part, label, std::string("spec.") + key);
       std::map<std::string, PlatformVariable> platform = {{"MODEL_PATH", {std::nullopt, "OME (the model's mount)"}},
-                                                          {"PARALLELISM_SIZE", {parallelism(part), "OME"}}};
+                                                          {"PARALLELISM_SIZE", {parallelism(part, workers), "OME"}}};
       const bool multi_node = yaml_at(part, "worker") && yaml_at(part, "worker").IsMap();
       if (multi_node) {
         const YAML::Node lwt = YAML::Node();
         auto lws = lws_variables(lwt, "the LeaderWorkerSet OME creates");
-        lws["LWS_GROUP_SIZE"].value = std::to_string(1 + std::stoi(scalar_or(yaml_at(yaml_at(part, "worker"), "size"), "0")));
+        lws["LWS_GROUP_SIZE"].value = std::to_string(1 + workers);
         platform.insert(lws.begin(), lws.end());
       }
       auto runner = [&](const YAML::Node& r, const std::string& field) {
@@ -510,23 +515,35 @@ private:
     }
   }
 
-  /// OME's PARALLELISM_SIZE: GPUs per pod times the pods of one instance.
-  static std::optional<std::string> parallelism(const YAML::Node& part)
+  /// An OME component's worker.size (pods besides its leader); 0 without
+  /// one. Anything but a whole number in range is the manifest's error.
+  int worker_pods(const YAML::Node& part, const std::string& label, const std::string& field) const
+  {
+    const YAML::Node size = yaml_at(yaml_at(part, "worker"), "size");
+    if (!size || size.IsNull()) {
+      return 0; // an optional field of OME's WorkerSpec
+    }
+    const std::optional<int> n = size.IsScalar() ? whole_number(size.Scalar()) : std::nullopt;
+    if (!n || *n > k_max_worker_pods) {
+      throw InputError(yaml_place(m_file, size.Mark()),
+                       fmt::format("{}: {}.worker.size: expected a whole number of worker pods (0 to {}), got {}",
+                                   label, field, k_max_worker_pods,
+                                   size.IsScalar() ? "'" + size.Scalar() + "'" : std::string("a list or map")));
+    }
+    return *n;
+  }
+
+  /// OME's PARALLELISM_SIZE: GPUs per pod times the pods of one instance (its
+  /// leader and `workers`); unknown when the GPU limit is not a whole number.
+  static std::optional<std::string> parallelism(const YAML::Node& part, int workers)
   {
     YAML::Node runner = yaml_at(part, "runner") ? yaml_at(part, "runner") : yaml_at(yaml_at(part, "leader"), "runner");
     const YAML::Node gpus = yaml_at(yaml_at(yaml_at(runner, "resources"), "limits"), "nvidia.com/gpu");
-    if (!gpus || !gpus.IsScalar()) {
+    const std::optional<int> per_pod = gpus && gpus.IsScalar() ? whole_number(gpus.Scalar()) : std::nullopt;
+    if (!per_pod) {
       return std::nullopt;
     }
-    try {
-      int pods = 1;
-      if (yaml_at(part, "worker") && yaml_at(yaml_at(part, "worker"), "size")) {
-        pods += std::stoi(yaml_at(yaml_at(part, "worker"), "size").Scalar());
-      }
-      return std::to_string(std::stoi(gpus.Scalar()) * pods);
-    } catch (const std::exception&) {
-      return std::nullopt;
-    }
+    return std::to_string(static_cast<long long>(*per_pod) * (1 + workers)); // both bounded: no overflow
   }
 
   std::string m_file;

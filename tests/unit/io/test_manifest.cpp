@@ -11,6 +11,9 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include <fstream>
+#include <iterator>
+
 using namespace pdcheck;
 
 namespace {
@@ -189,4 +192,41 @@ TEST_CASE("manifest_side: a --config file mounted from a ConfigMap is read from 
   CHECK(test::error_of([&] { io::manifest_side(io::read_manifests({no_map}, {})[0], {}); }) ==
         "/etc/x.yaml: LeaderWorkerSet/qwen-decode container sglang: --config file not in the input: pdcheck reads it "
         "from a ConfigMap the pod mounts there (volumes and volumeMounts), given in the same manifests");
+}
+
+TEST_CASE("read_manifests: an OME worker.size that is not a whole number is the manifest's error", "[io][manifest]")
+{
+  // The multi-node ServingRuntime of the example (its second document), found
+  // by the fuzzer with a size that std::stoi threw on, uncaught.
+  std::ifstream in(std::string(PDCHECK_SOURCE_DIR) + "/examples/manifests/ome-servingruntime.yaml");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  text = text.substr(text.find("\n---\n") + 5);
+  test::TempDir dir;
+  SECTION("a word")
+  {
+    text.replace(text.find("size: 1"), 7, "size: two");
+    const std::string path = dir.write("ome.yaml", text);
+    CHECK(test::error_of([&] { io::read_manifests({path}, {}); }) ==
+          path + ":29:13: ServingRuntime/srt-qwen3-next-pd-multinode engineConfig: spec.engineConfig.worker.size: "
+                 "expected a whole number of worker pods (0 to 65536), got 'two'");
+  }
+  SECTION("a map")
+  {
+    text.replace(text.rfind("size: 1"), 7, "size: {n: 1}");
+    const std::string path = dir.write("ome.yaml", text);
+    CHECK(test::error_of([&] { io::read_manifests({path}, {}); }) ==
+          path + ":47:13: ServingRuntime/srt-qwen3-next-pd-multinode decoderConfig: "
+                 "spec.decoderConfig.worker.size: "
+                 "expected a whole number of worker pods (0 to 65536), got a list or map");
+  }
+  SECTION("null: no workers, so one pod of 2 GPUs (PARALLELISM_SIZE 2), against 2 x (1 + 1) with one")
+  {
+    io::ManifestOptions o;
+    o.variables["MODEL_PATH"] = "qwen3-next-80b-a3b"; // a catalog name: no directory needed
+    const std::string with_worker = dir.write("one-worker.yaml", text);
+    CHECK(io::manifest_side(io::read_manifests({with_worker}, o)[0], o).args.tp_size == 4);
+    text.replace(text.find("size: 1"), 7, "size: ~");
+    const std::string path = dir.write("ome.yaml", text);
+    CHECK(io::manifest_side(io::read_manifests({path}, o)[0], o).args.tp_size == 2);
+  }
 }
