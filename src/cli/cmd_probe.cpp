@@ -238,23 +238,69 @@ Verdict verdict_of_exit(int code)
 /// (each is told "done"), and one that failed early sent its account then.
 constexpr double k_mpi_gather_seconds = 15;
 
-Verdict run_fleet(ProbeCliOptions& o, const FleetCliOptions& f, CommandContext& ctx)
+/// `probe fleet --mpi`: what this rank has done of MPI's collective steps, so
+/// that a rank that fails (a side file missing on its host, an output it
+/// cannot write) still takes part in the ones the others wait in, says why
+/// through the gather, and leaves MPI: Open MPI ends the whole job when a rank
+/// exits without MPI_Finalize, before rank 0 could report.
+struct MpiSteps
 {
-  const plan::FleetPlan plan = io::load_fleet_plan(f.plan);
-  std::unique_ptr<probe::MpiSession> mpi;
-  probe::FleetPlace place;
-  if (f.mpi) {
-    mpi = probe::MpiSession::start(f.join_timeout);
-    place = {mpi->rank(), mpi->size(), mpi->local_rank(), fmt::format("MPI ({})", mpi->implementation())};
-  } else {
-    place = probe::fleet_place(environment_variable, f.rank, f.size);
+  probe::MpiSession* mpi = nullptr;
+  bool exchanged = false;
+  bool gathered = false;
+  bool left = false;
+
+  std::string exchange(const std::string& address, double seconds)
+  {
+    exchanged = true;
+    return mpi->broadcast(address, seconds);
   }
+
+  std::vector<std::string> gather(const std::string& mine, double seconds)
+  {
+    gathered = true;
+    return mpi->gather(mine, seconds);
+  }
+
+  void leave(double seconds, std::ostream& out, std::ostream& err, int rank)
+  {
+    if (left) {
+      return;
+    }
+    left = true;
+    out.flush();
+    if (const std::string why = mpi->finalize(seconds); !why.empty()) {
+      err << "pdcheck probe fleet: rank " << rank << ": " << why << "\n";
+    }
+  }
+
+  /// The steps not yet taken, for a rank that stops with `why`.
+  void fail_out(int rank, const std::string& why, double join_seconds, double gather_seconds, std::ostream& out,
+                std::ostream& err)
+  {
+    try {
+      if (!exchanged) {
+        exchange("", join_seconds); // rank 0: "could not start"; the others: rank 0's address, unused
+      }
+      if (!gathered) {
+        gather(fmt::format("3 rank {}: {}", rank, why), gather_seconds);
+      }
+    } catch (const probe::ProbeError&) {
+      // MPI itself failed: leaving it does nothing then, and the launcher ends the job
+    }
+    leave(join_seconds + gather_seconds, out, err, rank);
+  }
+};
+
+Verdict run_fleet_placed(ProbeCliOptions& o, const FleetCliOptions& f, CommandContext& ctx, const plan::FleetPlan& plan,
+                         const probe::FleetPlace& place, MpiSteps* mpi)
+{
   const plan::FleetRoles roles = plan::resolve_roles(plan, place.size);
   const sglang::Side prefill = io::load_side_file(plan.prefill_side);
   const sglang::Side decode = io::load_side_file(plan.decode_side);
   const std::vector<plan::FleetPair> pairs = plan::fleet_pairs(plan, roles, attention_tp_of(prefill), attention_tp_of(decode));
-  // With --mpi, rank 0 publishes its own address; --coordinator (or the plan's)
-  // then only chooses the port it listens on.
+  // With --mpi, rank 0 publishes its address through MPI: --coordinator (or
+  // the plan's), when given, chooses its port and the host it names.
   const std::string coordinator_text =
     mpi ? (!f.coordinator.empty() ? f.coordinator : !plan.coordinator.empty() ? plan.coordinator : "0.0.0.0:0")
         : probe::fleet_coordinator(environment_variable, f.coordinator, plan.coordinator);
@@ -283,7 +329,7 @@ Verdict run_fleet(ProbeCliOptions& o, const FleetCliOptions& f, CommandContext& 
   const bool is_prefill = std::binary_search(roles.prefill.begin(), roles.prefill.end(), place.rank);
   probe::CoordinatorExchange exchange;
   if (mpi) {
-    exchange = [&](const std::string& address) { return mpi->broadcast(address, f.join_timeout); };
+    exchange = [&](const std::string& address) { return mpi->exchange(address, f.join_timeout); };
   }
   probe::FleetOutcome outcome = probe::run_fleet_rank(place, coordinator, roles, pairs, is_prefill ? prefill : decode,
                                                       fo, factory_for(o, kind), exchange);
@@ -305,12 +351,8 @@ Verdict run_fleet(ProbeCliOptions& o, const FleetCliOptions& f, CommandContext& 
   // ends the job when one rank exits before the others finalize.
   const auto leave_mpi = [&] {
     if (mpi) {
-      ctx.out->flush();
-      const double longest =
-        probe::longest_fleet_seconds(fo, plan::schedule_rounds(pairs).size()) + k_mpi_gather_seconds;
-      if (const std::string why = mpi->finalize(longest); !why.empty()) {
-        *ctx.err << "pdcheck probe fleet: rank " << place.rank << ": " << why << "\n";
-      }
+      mpi->leave(probe::longest_fleet_seconds(fo, plan::schedule_rounds(pairs).size()) + k_mpi_gather_seconds, *ctx.out,
+                 *ctx.err, place.rank);
     }
   };
   if (!outcome.result) {
@@ -331,6 +373,26 @@ Verdict run_fleet(ProbeCliOptions& o, const FleetCliOptions& f, CommandContext& 
   return verdict_of_exit(outcome.exit_code);
 }
 
+
+Verdict run_fleet(ProbeCliOptions& o, const FleetCliOptions& f, CommandContext& ctx)
+{
+  const plan::FleetPlan plan = io::load_fleet_plan(f.plan);
+  std::unique_ptr<probe::MpiSession> mpi;
+  probe::FleetPlace place;
+  if (!f.mpi) {
+    place = probe::fleet_place(environment_variable, f.rank, f.size);
+    return run_fleet_placed(o, f, ctx, plan, place, nullptr);
+  }
+  mpi = probe::MpiSession::start(f.join_timeout);
+  place = {mpi->rank(), mpi->size(), mpi->local_rank(), fmt::format("MPI ({})", mpi->implementation())};
+  MpiSteps steps{mpi.get()};
+  try {
+    return run_fleet_placed(o, f, ctx, plan, place, &steps);
+  } catch (const std::exception& e) {
+    steps.fail_out(place.rank, e.what(), f.join_timeout, k_mpi_gather_seconds, *ctx.out, *ctx.err);
+    throw;
+  }
+}
 Verdict finish(const probe::ProbeReport& run, const ProbeCliOptions& o, const std::string& kind,
                const std::string& note, CommandContext& ctx)
 {

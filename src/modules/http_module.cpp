@@ -142,10 +142,27 @@ int get(const char* host, int port, const char* target, long long timeout_ms, co
   }
 }
 
+/// No C++ exception crosses the C interface: one (out of memory, a thread
+/// that cannot start) is a failure with its text.
+int get_entry(const char* host, int port, const char* target, long long timeout_ms, const char* user_agent,
+              unsigned long long max_body, pdcheck_http_sink append, void* sink, int* status, int* failure_kind,
+              char* failure, int failure_size) noexcept
+{
+  try {
+    return get(host, port, target, timeout_ms, user_agent, max_body, append, sink, status, failure_kind, failure,
+               failure_size);
+  } catch (const std::exception& e) {
+    return failed(PDCHECK_HTTP_BROKEN, std::string("the HTTP client failed: ") + e.what(), failure_kind, failure,
+                  failure_size);
+  } catch (...) {
+    return failed(PDCHECK_HTTP_BROKEN, "the HTTP client failed", failure_kind, failure, failure_size);
+  }
+}
+
 } // namespace
 
 extern "C" __attribute__((visibility("default"))) const pdcheck_http_module* pdcheck_http_entry(void)
 {
-  static const pdcheck_http_module entry_points = {PDCHECK_HTTP_ABI_VERSION, get};
+  static const pdcheck_http_module entry_points = {PDCHECK_HTTP_ABI_VERSION, get_entry};
   return &entry_points;
 }

@@ -323,12 +323,48 @@ std::string implementation_name()
   return name.substr(0, name.find(','));
 }
 
+/// No C++ exception crosses the C interface: one (out of memory, a thread
+/// that cannot start) is a failure with its text, and MPI is no longer used.
+template <auto Call, typename... Args>
+int guarded(char* error, int error_size, Args... args) noexcept
+{
+  try {
+    return Call(args..., error, error_size);
+  } catch (const std::exception& e) {
+    state().healthy = false;
+    return fail(error, error_size, std::string("the MPI module failed: ") + e.what());
+  } catch (...) {
+    state().healthy = false;
+    return fail(error, error_size, "the MPI module failed");
+  }
+}
+
+int init_entry(double seconds, int* rank, int* size, int* local_rank, char* error, int error_size) noexcept
+{
+  return guarded<init>(error, error_size, seconds, rank, size, local_rank);
+}
+
+int broadcast_entry(char* text, int capacity, double seconds, char* error, int error_size) noexcept
+{
+  return guarded<broadcast>(error, error_size, text, capacity, seconds);
+}
+
+int gather_entry(const char* mine, char* texts, int capacity, double seconds, char* error, int error_size) noexcept
+{
+  return guarded<gather>(error, error_size, mine, texts, capacity, seconds);
+}
+
+int finalize_entry(double seconds, char* error, int error_size) noexcept
+{
+  return guarded<finalize>(error, error_size, seconds);
+}
+
 } // namespace
 
 extern "C" __attribute__((visibility("default"))) const pdcheck_mpi_module* pdcheck_mpi_entry(void)
 {
   static const std::string implementation = implementation_name();
-  static const pdcheck_mpi_module entry_points = {PDCHECK_MPI_ABI_VERSION, implementation.c_str(), init, broadcast, gather,
-                                            finalize};
+  static const pdcheck_mpi_module entry_points = {PDCHECK_MPI_ABI_VERSION, implementation.c_str(), init_entry,
+                                                  broadcast_entry, gather_entry, finalize_entry};
   return &entry_points;
 }

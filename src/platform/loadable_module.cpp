@@ -28,7 +28,7 @@ std::string executable_directory()
 {
   std::error_code ec;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? "." : self.parent_path().string();
+  return ec ? "" : self.parent_path().string();
 }
 
 LoadedModule load_module_from(const std::vector<std::string>& candidates, const char* entry_symbol, int abi_version)
@@ -77,8 +77,17 @@ LoadedModule load_module_from(const std::vector<std::string>& candidates, const 
 LoadedModule load_module(const std::string& file_name, const char* entry_symbol, int abi_version)
 {
   const char* dir = std::getenv(k_module_dir_variable);
-  return load_module_from(module_candidates(file_name, dir != nullptr ? dir : "", executable_directory()),
-                          entry_symbol, abi_version);
+  const std::string module_dir = dir != nullptr ? dir : "";
+  const std::string executable_dir = executable_directory();
+  if (module_dir.empty() && executable_dir.empty()) {
+    // Not the working directory instead: a module is code pdcheck runs.
+    LoadedModule m;
+    m.missing = true;
+    m.error = fmt::format("the executable's directory is unknown (/proc/self/exe cannot be read) and {} is not set",
+                          k_module_dir_variable);
+    return m;
+  }
+  return load_module_from(module_candidates(file_name, module_dir, executable_dir), entry_symbol, abi_version);
 }
 
 } // namespace pdcheck::platform

@@ -22,7 +22,7 @@ inline constexpr const char* k_module_dir_variable = "PDCHECK_MODULE_DIR";
 std::vector<std::string> module_candidates(const std::string& file_name, const std::string& module_dir,
                                            const std::string& executable_dir);
 
-/// The running executable's directory ("." when /proc does not say).
+/// The running executable's directory ("" when /proc does not say).
 std::string executable_directory();
 
 /// A module's table of entry points, or why there is none.

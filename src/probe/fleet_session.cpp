@@ -748,9 +748,14 @@ FleetOutcome run_fleet_rank(const FleetPlace& place, const HostPort& coordinator
     files.rlim_cur = files.rlim_max;
     ::setrlimit(RLIMIT_NOFILE, &files);
   }
+  // With an exchange rank 0 names its own address: --coordinator's host when
+  // one was given, else published_coordinator_host.
+  const bool wildcard = coordinator.host.empty() || coordinator.host == "0.0.0.0" || coordinator.host == "::";
+  const std::string publish_host = !exchange ? "" : wildcard ? published_coordinator_host(o) : coordinator.host;
   std::optional<Listener> listener;
   try {
-    const std::string any = exchange || coordinator.host.find(':') == std::string::npos ? "0.0.0.0" : "::";
+    const std::string& named = exchange ? publish_host : coordinator.host;
+    const std::string any = named.find(':') != std::string::npos ? "::" : "0.0.0.0";
     listener.emplace(Listener::bind(any, coordinator.port, Phase::handshake));
   } catch (const ProbeError& e) {
     if (exchange) {
@@ -762,7 +767,7 @@ FleetOutcome run_fleet_rank(const FleetPlace& place, const HostPort& coordinator
     return member_failed(fmt::format("rank 0: the coordinator {}", e.what()));
   }
   if (exchange) {
-    at = {published_coordinator_host(o), listener->port()};
+    at = {publish_host, listener->port()};
     const std::string address =
       at.host.find(':') != std::string::npos ? fmt::format("[{}]:{}", at.host, at.port) : fmt::format("{}:{}", at.host, at.port);
     try {

@@ -130,8 +130,9 @@ std::string published_coordinator_host(const FleetOptions& options);
 
 /// Runs this rank: rank 0 starts the coordinator on `coordinator`'s port,
 /// every rank joins it and runs its pairs with `side` (its own side: prefill
-/// or decode by the roles). With `exchange`, `coordinator`'s host is unused:
-/// rank 0 publishes its own (published_coordinator_host) and the port it got.
+/// or decode by the roles). With `exchange`, rank 0 publishes `coordinator`'s
+/// host (published_coordinator_host when it is a wildcard or empty) and the
+/// port it got.
 /// Never throws for what the network does; throws InputError for a
 /// coordinator address that does not parse.
 FleetOutcome run_fleet_rank(const FleetPlace& place, const HostPort& coordinator, const plan::FleetRoles& roles,

@@ -1,6 +1,6 @@
 // libibverbs, loaded on the first verbs call instead of at start-up. pdcheck
 // does not link libibverbs: this file defines each verbs function pdcheck
-// calls (the ones verbs.h's inline wrappers reach as well), and each loads
+// calls (and those verbs.h's inline wrappers of them can reach), and each loads
 // libibverbs.so.1 once and forwards to the library's own. Every other command
 // than the RDMA probe and `devices` then starts without libibverbs and the
 // netlink libraries it pulls in. The definitions are checked against verbs.h's
@@ -93,6 +93,13 @@ PDCHECK_VERBS_FORWARD(int, _ibv_query_gid_ex, ENOSYS,
                       (context, port, index, entry, flags, entry_size))
 PDCHECK_VERBS_FORWARD(ibv_pd*, ibv_alloc_pd, nullptr, (ibv_context * context), (context))
 PDCHECK_VERBS_FORWARD(int, ibv_dealloc_pd, ENOSYS, (ibv_pd * pd), (pd))
+// verbs.h's ibv_reg_mr wrapper calls ibv_reg_mr itself when the access flags
+// are a constant after inlining, ibv_reg_mr_iova2 otherwise.
+PDCHECK_VERBS_FORWARD(ibv_mr*, ibv_reg_mr, nullptr, (ibv_pd * pd, void* addr, size_t length, int access),
+                      (pd, addr, length, access))
+PDCHECK_VERBS_FORWARD(ibv_mr*, ibv_reg_mr_iova, nullptr,
+                      (ibv_pd * pd, void* addr, size_t length, uint64_t iova, int access),
+                      (pd, addr, length, iova, access))
 PDCHECK_VERBS_FORWARD(ibv_mr*, ibv_reg_mr_iova2, nullptr,
                       (ibv_pd * pd, void* addr, size_t length, uint64_t iova, unsigned int access),
                       (pd, addr, length, iova, access))

@@ -21,9 +21,10 @@ Scenarios:
                rank that never starts its listener and one killed mid-run
                (exit 77, skipped, where Open MPI's mpirun is not installed).
   mpi          examples/fleet/mpirun-mpi.sh (--mpi: rank, size and rank 0's
-               address from MPI) with -np 4, then -np 5 with one rank that
-               cannot listen: its pairs are not run and its own reason, gathered
-               through MPI, is in rank 0's report; then -np 4 with one rank that
+               address from MPI) with -np 4, then -np 6 with one rank that
+               cannot listen and one that stops on a bad option: their pairs
+               are not run and their own reasons, gathered through MPI, are in
+               rank 0's report; then -np 4 with one rank that
                never starts: MPI_Init's deadline ends every rank with the reason
                (exit 77, skipped, without mpirun or pdcheck-mpi.so).
   srun         examples/fleet/srun.sbatch under a stand-in for srun and
@@ -385,21 +386,28 @@ def mpi():
     env = mpirun_env(module)
     run_example("mpirun-mpi.sh", env, 4, 4, "ranks (MPI (Open MPI")
 
-    # Five ranks: rank 4 cannot listen (an address not of this host), never
-    # joins, and tells rank 0 why through MPI. (--join-timeout also bounds
-    # MPI_Init: 20 s leaves room on a loaded CI host.)
-    doc = run_wrapped(env, 5, """case "$OMPI_COMM_WORLD_RANK" in
+    # Six ranks: rank 4 cannot listen (an address not of this host) and rank 5
+    # stops on a bad --listen before the exchange; neither joins, and each
+    # tells rank 0 why through MPI (rank 5 still takes part in the broadcast
+    # and leaves MPI, or Open MPI would end the job before rank 0 reports).
+    # (--join-timeout also bounds MPI_Init: 20 s leaves room on a loaded host.)
+    doc = run_wrapped(env, 6, """case "$OMPI_COMM_WORLD_RANK" in
   4) "$@" --listen 203.0.113.1:0; exit 0 ;;
+  5) "$@" --listen nonsense; exit 0 ;;
   *) exec "$@" ;;
 esac
 """, ["--mpi", "--transport", "tcp", "--timeout", seconds(5), "--format", "json", "--join-timeout", seconds(20)],
-                      "mpirun -np 5 --mpi")
+                      "mpirun -np 6 --mpi")
     if doc is not None:
         expect(doc["launcher"].startswith("MPI (Open MPI"), f"launcher {doc['launcher']}")
-        expect_only_rank_failed(doc, 4, lambda r: r == f"rank 4 never joined the fleet (waited {seconds(20)} s)",
-                                outcomes_ok=("not-run",), good=(2, 3))
+        for bad in (4, 5):
+            expect_only_rank_failed(doc, bad,
+                                    lambda r: r == f"rank {bad} never joined the fleet (waited {seconds(20)} s)",
+                                    outcomes_ok=("not-run",), good=(2, 3))
         expect(any(n.startswith("rank 4: handshake: cannot listen on 203.0.113.1:0: ") for n in doc["notes"]),
                f"rank 4's own reason in the notes: {doc['notes']}")
+        expect("rank 5: --listen: expected HOST:PORT, got 'nonsense'" in doc["notes"],
+               f"rank 5's own reason in the notes: {doc['notes']}")
 
     # A rank that never starts: MPI_Init waits for it, and every rank that
     # did start gives up at --join-timeout with the reason (no hang).
