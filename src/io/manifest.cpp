@@ -284,7 +284,7 @@ public:
     const YAML::Node spec = yaml_at(doc, "spec");
     ++m_objects;
     if (kind == "List") {
-      for (const YAML::Node& item : yaml_at(doc, "items")) {
+      for (const YAML::Node& item : yaml_list(yaml_at(doc, "items"))) {
         document(item, out);
       }
       return;
@@ -379,7 +379,7 @@ private:
   {
     const YAML::Node spec = yaml_at(doc, "spec");
     std::map<std::string, YAML::Node> templates;
-    for (const YAML::Node& t : yaml_at(spec, "roleTemplates")) {
+    for (const YAML::Node& t : yaml_list(yaml_at(spec, "roleTemplates"))) {
       templates[scalar_or(yaml_at(t, "name"))] = yaml_at(t, "template");
     }
     const YAML::Node roles = yaml_at(spec, "roles");
@@ -432,7 +432,7 @@ private:
     const YAML::Node spec = yaml_at(doc, "spec");
     std::vector<std::pair<std::string, std::optional<std::string>>> graph_env;
     for (const char* key : {"envs", "env"}) {
-      for (const YAML::Node& e : yaml_at(spec, key)) {
+      for (const YAML::Node& e : yaml_list(yaml_at(spec, key))) {
         if (yaml_at(e, "name")) {
           graph_env.emplace_back(scalar_or(yaml_at(e, "name")), yaml_at(e, "value") ? std::optional<std::string>(scalar_or(yaml_at(e, "value")))
                                                                   : std::nullopt);
@@ -448,7 +448,7 @@ private:
           hint = role_named(scalar_or(yaml_at(s, "componentType")));
         }
         auto env = graph_env;
-        for (const YAML::Node& e : yaml_at(s, "envs")) {
+        for (const YAML::Node& e : yaml_list(yaml_at(s, "envs"))) {
           env.emplace_back(scalar_or(yaml_at(e, "name")),
                            yaml_at(e, "value") ? std::optional<std::string>(scalar_or(yaml_at(e, "value"))) : std::nullopt);
         }

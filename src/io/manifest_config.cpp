@@ -247,6 +247,11 @@ YAML::Node yaml_at(const YAML::Node& n, const std::string& key)
   return child ? child : YAML::Node(YAML::NodeType::Undefined);
 }
 
+YAML::Node yaml_list(const YAML::Node& n)
+{
+  return n && n.IsSequence() ? n : YAML::Node(YAML::NodeType::Sequence);
+}
+
 std::string yaml_place(const std::string& file, const YAML::Mark& m)
 {
   return m.line >= 0 ? fmt::format("{}:{}:{}", file, m.line + 1, m.column + 1) : file;

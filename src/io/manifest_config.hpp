@@ -18,6 +18,10 @@ namespace pdcheck::io {
 /// (yaml-cpp throws on any question to the invalid node a missing key gives).
 YAML::Node yaml_at(const YAML::Node& n, const std::string& key);
 
+/// n when it is a sequence, else an empty one: what a loop over a list field
+/// iterates. (Iterating a mapping as a list yields nodes yaml-cpp throws on.)
+YAML::Node yaml_list(const YAML::Node& n);
+
 /// "file:line:col" (1-based) of a YAML mark; the file alone when it has none.
 std::string yaml_place(const std::string& file, const YAML::Mark& m);
 

@@ -45,7 +45,7 @@ void collect_config_maps(const YAML::Node& doc, const std::string& file, std::st
   }
   const std::string kind = scalar(yaml_at(doc, "kind"));
   if (kind == "List") {
-    for (const YAML::Node& item : yaml_at(doc, "items")) {
+    for (const YAML::Node& item : yaml_list(yaml_at(doc, "items"))) {
       collect_config_maps(item, file, text, out);
     }
     return;
@@ -70,7 +70,7 @@ sglang::ConfigFileReader config_map_reader(const YAML::Node& pod_spec, const YAM
 {
   // Volume name -> (the path of each key inside the volume -> the file).
   std::map<std::string, std::map<std::string, ConfigMapFile>> volumes;
-  for (const YAML::Node& v : yaml_at(pod_spec, "volumes")) {
+  for (const YAML::Node& v : yaml_list(yaml_at(pod_spec, "volumes"))) {
     const YAML::Node cm = yaml_at(v, "configMap");
     const auto found = maps.find(scalar(yaml_at(cm, "name")));
     if (!cm || found == maps.end()) {
@@ -88,7 +88,7 @@ sglang::ConfigFileReader config_map_reader(const YAML::Node& pod_spec, const YAM
     }
   }
   std::map<std::string, ConfigMapFile> mounted; // absolute path in the container -> file
-  for (const YAML::Node& m : yaml_at(container, "volumeMounts")) {
+  for (const YAML::Node& m : yaml_list(yaml_at(container, "volumeMounts"))) {
     const auto v = volumes.find(scalar(yaml_at(m, "name")));
     if (v == volumes.end()) {
       continue;

@@ -230,3 +230,20 @@ TEST_CASE("read_manifests: an OME worker.size that is not a whole number is the 
     CHECK(io::manifest_side(io::read_manifests({path}, o)[0], o).args.tp_size == 2);
   }
 }
+
+TEST_CASE("read_manifests: a list field that is a mapping is read as an empty list, not thrown on", "[io][manifest]")
+{
+  // Found by the fuzzer: a List whose items is a mapping. yaml-cpp yields
+  // invalid nodes when a mapping is iterated as a list, and threw
+  // YAML::InvalidNode out of pdcheck on the first question to one.
+  test::TempDir dir;
+  const std::string list = dir.write("list.yaml", "apiVersion: v1\nkind: List\nitems:\n  containers: {name: sglang}\n");
+  CHECK(test::error_of([&] { io::read_manifests({list}, {}); })
+          .rfind(list + ": no SGLang server found among its 1 YAML object: ", 0) == 0);
+  // The same for a pod's volumes and a container's volumeMounts: the server is still read.
+  const std::string deployment =
+    dir.write("deployment.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n"
+                                 "spec: {template: {spec: {volumes: {a: b}, containers: [{name: c, image: x, "
+                                 "volumeMounts: {a: b}, command: [python3, -m, sglang.launch_server]}]}}}\n");
+  CHECK(io::read_manifests({deployment}, {}).size() == 1);
+}
