@@ -246,6 +246,10 @@ constexpr double k_mpi_gather_seconds = 15;
 struct MpiSteps
 {
   probe::MpiSession* mpi = nullptr;
+  /// How long this rank waits in MPI_Finalize for the others: as long as the
+  /// fleet can last. A rank that leaves sooner exits unfinalized, and Open MPI
+  /// then ends the whole job, rank 0 with its report unwritten.
+  double finalize_seconds = 0;
   bool exchanged = false;
   bool gathered = false;
   bool left = false;
@@ -262,43 +266,63 @@ struct MpiSteps
     return mpi->gather(mine, seconds);
   }
 
-  void leave(double seconds, std::ostream& out, std::ostream& err, int rank)
+  void leave(std::ostream& out, std::ostream& err, int rank)
   {
     if (left) {
       return;
     }
     left = true;
     out.flush();
-    if (const std::string why = mpi->finalize(seconds); !why.empty()) {
+    if (const std::string why = mpi->finalize(finalize_seconds); !why.empty()) {
       err << "pdcheck probe fleet: rank " << rank << ": " << why << "\n";
     }
   }
 
   /// The steps not yet taken, for a rank that stops with `why`.
-  void fail_out(int rank, const std::string& why, double join_seconds, double gather_seconds, std::ostream& out,
-                std::ostream& err)
+  void fail_out(int rank, const std::string& why, double join_seconds, std::ostream& out, std::ostream& err)
   {
     try {
       if (!exchanged) {
         exchange("", join_seconds); // rank 0: "could not start"; the others: rank 0's address, unused
       }
       if (!gathered) {
-        gather(fmt::format("3 rank {}: {}", rank, why), gather_seconds);
+        gather(fmt::format("3 rank {}: {}", rank, why), k_mpi_gather_seconds);
       }
     } catch (const probe::ProbeError&) {
       // MPI itself failed: leaving it does nothing then, and the launcher ends the job
     }
-    leave(join_seconds + gather_seconds, out, err, rank);
+    leave(out, err, rank);
   }
 };
 
 Verdict run_fleet_placed(ProbeCliOptions& o, const FleetCliOptions& f, CommandContext& ctx, const plan::FleetPlan& plan,
                          const probe::FleetPlace& place, MpiSteps* mpi)
 {
+  if (o.memory == "cuda:local") {
+    o.memory = fmt::format("cuda:{}", place.local_rank);
+  }
+  probe::FleetOptions fo;
+  fo.probe = session_options(o);
+  fo.advertise = f.advertise;
+  fo.join_timeout = f.join_timeout;
+  fo.pair_timeout = f.pair_timeout;
+  fo.plan_label = f.plan;
+  fo.pairing = std::string(pairing_name(plan.pairs));
+  fo.launcher = place.source;
+  fo.wait_for_rank0_report = !mpi;
+  if (mpi) {
+    // Until the pairs are known, as long as any schedule of this many ranks
+    // can take: greedy rounds never exceed twice the ranks.
+    mpi->finalize_seconds = probe::longest_fleet_seconds(fo, 2 * static_cast<std::size_t>(place.size)) +
+                            k_mpi_gather_seconds;
+  }
   const plan::FleetRoles roles = plan::resolve_roles(plan, place.size);
   const sglang::Side prefill = io::load_side_file(plan.prefill_side);
   const sglang::Side decode = io::load_side_file(plan.decode_side);
   const std::vector<plan::FleetPair> pairs = plan::fleet_pairs(plan, roles, attention_tp_of(prefill), attention_tp_of(decode));
+  if (mpi) {
+    mpi->finalize_seconds = probe::longest_fleet_seconds(fo, plan::schedule_rounds(pairs).size()) + k_mpi_gather_seconds;
+  }
   // With --mpi, rank 0 publishes its address through MPI: --coordinator (or
   // the plan's), when given, chooses its port and the host it names.
   const std::string coordinator_text =
@@ -306,26 +330,13 @@ Verdict run_fleet_placed(ProbeCliOptions& o, const FleetCliOptions& f, CommandCo
         : probe::fleet_coordinator(environment_variable, f.coordinator, plan.coordinator);
   const probe::HostPort coordinator = probe::parse_host_port(coordinator_text, "--coordinator");
   const probe::HostPort listen = probe::parse_host_port(f.listen, "--listen");
-  if (o.memory == "cuda:local") {
-    o.memory = fmt::format("cuda:{}", place.local_rank);
-  }
-
   std::string note;
   const std::string kind = resolve_transport(o, note);
-  probe::FleetOptions fo;
-  fo.probe = session_options(o);
   fo.listen_host = listen.host;
   fo.listen_port = listen.port;
-  fo.advertise = f.advertise;
-  fo.join_timeout = f.join_timeout;
-  fo.pair_timeout = f.pair_timeout;
-  fo.plan_label = f.plan;
   fo.plan_digest = plan_digest(roles, pairs, prefill, decode);
-  fo.pairing = std::string(pairing_name(plan.pairs));
-  fo.launcher = place.source;
   fo.transport = kind;
   fo.coordinator = coordinator_text;
-  fo.wait_for_rank0_report = !mpi;
   const bool is_prefill = std::binary_search(roles.prefill.begin(), roles.prefill.end(), place.rank);
   probe::CoordinatorExchange exchange;
   if (mpi) {
@@ -351,8 +362,7 @@ Verdict run_fleet_placed(ProbeCliOptions& o, const FleetCliOptions& f, CommandCo
   // ends the job when one rank exits before the others finalize.
   const auto leave_mpi = [&] {
     if (mpi) {
-      mpi->leave(probe::longest_fleet_seconds(fo, plan::schedule_rounds(pairs).size()) + k_mpi_gather_seconds, *ctx.out,
-                 *ctx.err, place.rank);
+      mpi->leave(*ctx.out, *ctx.err, place.rank);
     }
   };
   if (!outcome.result) {
@@ -385,11 +395,11 @@ Verdict run_fleet(ProbeCliOptions& o, const FleetCliOptions& f, CommandContext& 
   }
   mpi = probe::MpiSession::start(f.join_timeout);
   place = {mpi->rank(), mpi->size(), mpi->local_rank(), fmt::format("MPI ({})", mpi->implementation())};
-  MpiSteps steps{mpi.get()};
+  MpiSteps steps{mpi.get(), f.join_timeout + k_mpi_gather_seconds}; // run_fleet_placed sets the fleet's own bound
   try {
     return run_fleet_placed(o, f, ctx, plan, place, &steps);
   } catch (const std::exception& e) {
-    steps.fail_out(place.rank, e.what(), f.join_timeout, k_mpi_gather_seconds, *ctx.out, *ctx.err);
+    steps.fail_out(place.rank, e.what(), f.join_timeout, *ctx.out, *ctx.err);
     throw;
   }
 }

@@ -390,14 +390,17 @@ def mpi():
     # stops on a bad --listen before the exchange; neither joins, and each
     # tells rank 0 why through MPI (rank 5 still takes part in the broadcast
     # and leaves MPI, or Open MPI would end the job before rank 0 reports).
-    # (--join-timeout also bounds MPI_Init: 20 s leaves room on a loaded host.)
-    doc = run_wrapped(env, 6, """case "$OMPI_COMM_WORLD_RANK" in
-  4) "$@" --listen 203.0.113.1:0; exit 0 ;;
-  5) "$@" --listen nonsense; exit 0 ;;
-  *) exec "$@" ;;
+    # Rank 5's own --join-timeout is far shorter than the fleet lasts (rank 0
+    # waits 20 s for it alone): it must wait in MPI_Finalize as long as the
+    # fleet can last, not as long as its own join.
+    # (--join-timeout also bounds MPI_Init: 5 s leaves room on a loaded host.)
+    join, short_join = seconds(20), seconds(5)
+    doc = run_wrapped(env, 6, f"""case "$OMPI_COMM_WORLD_RANK" in
+  4) "$@" --listen 203.0.113.1:0 --join-timeout {join}; exit 0 ;;
+  5) "$@" --listen nonsense --join-timeout {short_join}; exit 0 ;;
+  *) exec "$@" --join-timeout {join} ;;
 esac
-""", ["--mpi", "--transport", "tcp", "--timeout", seconds(5), "--format", "json", "--join-timeout", seconds(20)],
-                      "mpirun -np 6 --mpi")
+""", ["--mpi", "--transport", "tcp", "--timeout", seconds(5), "--format", "json"], "mpirun -np 6 --mpi")
     if doc is not None:
         expect(doc["launcher"].startswith("MPI (Open MPI"), f"launcher {doc['launcher']}")
         for bad in (4, 5):
