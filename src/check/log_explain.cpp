@@ -3,14 +3,15 @@
 #include "check/log_analysis.hpp"
 #include "check/log_causes.hpp"
 #include "check/log_match.hpp"
+#include "check/word_search.hpp"
 #include "core/rules.hpp"
 #include "core/sglang_messages.hpp"
+#include "util/byte_count.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
-#include <bitset>
 #include <cctype>
 #include <cstring>
 #include <numeric>
@@ -69,9 +70,8 @@ Severity log_severity(const SglangMessage& m)
 // --- the fast pre-filter -----------------------------------------------------------
 //
 // Almost every line of a server log is an ordinary INFO line. A line is looked at
-// closely only if it contains one of these words; they are found with a 4-byte
-// rolling filter over the whole chunk, so the common case costs one table probe
-// per byte.
+// closely only if it contains one of these words; they are searched for all at
+// once over the whole chunk (check/word_search.hpp), 16 or 32 positions a step.
 
 constexpr std::array<std::string_view, 33> k_triggers = {
   "Error",          "ERROR",         "error",           "Exception",     "failed",        "Failed",
@@ -82,42 +82,19 @@ constexpr std::array<std::string_view, 33> k_triggers = {
   "not alive",      "Could not",     "NIXL_ERR",
 };
 
-std::uint32_t load4(const char* p)
+} // namespace
+
+std::span<const std::string_view> explain_trigger_words()
 {
-  std::uint32_t v = 0;
-  std::memcpy(&v, p, 4);
-  return v;
+  return k_triggers;
 }
 
-constexpr std::uint32_t hash4(std::uint32_t v)
-{
-  return (v * 2654435761u) >> 16;
-}
+namespace {
 
-struct Prefilter
+const WordSearch& trigger_search()
 {
-  std::bitset<65536> heads;
-  Prefilter()
-  {
-    for (std::string_view t : k_triggers) {
-      heads.set(hash4(load4(t.data())));
-    }
-  }
-  bool trigger_at(const char* p, std::size_t left) const
-  {
-    for (std::string_view t : k_triggers) {
-      if (t.size() <= left && std::memcmp(p, t.data(), t.size()) == 0) {
-        return true;
-      }
-    }
-    return false;
-  }
-};
-
-const Prefilter& prefilter()
-{
-  static const Prefilter f;
-  return f;
+  static const WordSearch search(std::vector<std::string_view>(k_triggers.begin(), k_triggers.end()));
+  return search;
 }
 
 // --- helpers for one line --------------------------------------------------------
@@ -242,27 +219,23 @@ LogScanner::LogScanner(std::string file) : m_file(std::move(file)) {}
 
 void LogScanner::feed(std::string_view chunk)
 {
-  const Prefilter& f = prefilter();
+  const WordSearch& triggers = trigger_search();
   const char* data = chunk.data();
   const std::size_t n = chunk.size();
   std::size_t counted = 0;          // newlines counted up to here
   std::int64_t line_no = m_lines_before;
   std::size_t i = 0;
-  while (i + 4 <= n) {
-    if (!f.heads[hash4(load4(data + i))] || !f.trigger_at(data + i, n - i)) {
-      ++i;
-      continue;
-    }
+  while ((i = triggers.find(chunk, i)) < n) {
     const char* nl_before = i == 0 ? nullptr : static_cast<const char*>(memrchr(data, '\n', i));
     const std::size_t begin = nl_before == nullptr ? 0 : static_cast<std::size_t>(nl_before - data) + 1;
     const char* nl_after = static_cast<const char*>(std::memchr(data + i, '\n', n - i));
     const std::size_t end = nl_after == nullptr ? n : static_cast<std::size_t>(nl_after - data);
-    line_no += std::count(data + counted, data + begin, '\n');
+    line_no += static_cast<std::int64_t>(util::count_byte({data + counted, begin - counted}, '\n'));
     counted = begin;
     scan_line(chunk.substr(begin, end - begin), line_no + 1);
     i = end + 1;
   }
-  m_lines_before = line_no + std::count(data + counted, data + n, '\n');
+  m_lines_before = line_no + static_cast<std::int64_t>(util::count_byte({data + counted, n - counted}, '\n'));
 }
 
 void LogScanner::scan_line(std::string_view line, std::int64_t line_number)

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -77,6 +78,10 @@ struct LogExplanation
   /// True when a match of severity error or warning, or an unrecognised error, was found.
   bool failures_found() const;
 };
+
+/// The words that make a line worth matching (an error word, a PD word or a
+/// piece of a known SGLang text): every other line is skipped unread.
+std::span<const std::string_view> explain_trigger_words();
 
 /// Streams one log file. Feed it the file's bytes in order, each chunk ending at
 /// a line boundary (the last one may not); then call finish().

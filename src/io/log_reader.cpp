@@ -1,6 +1,7 @@
 #include "io/log_reader.hpp"
 
 #include "io/input_file.hpp"
+#include "util/byte_count.hpp"
 #include "util/error.hpp"
 
 #include <fmt/format.h>
@@ -166,18 +167,29 @@ LogReadSummary read_log_chunks(const std::string& path, const std::function<void
       }
     };
     // The kept bytes hold no newline; the search starts in them all the same,
-    // as a line's length counts from its start.
-    while (const char* nl = static_cast<const char*>(std::memchr(buffer.data() + pos, '\n', filled - pos))) {
-      const std::size_t end = static_cast<std::size_t>(nl - buffer.data());
-      if (end - pos > max_line_bytes) {
-        flush();
-        hand_on_cut(pos);
+    // as a line's length counts from its start. One backward search a window
+    // of max_line_bytes + 1 bytes: every line that ends in it fits, so the
+    // lines are not looked at one by one.
+    while (pos < filled) {
+      const std::size_t window = std::min(filled - pos, max_line_bytes + 1);
+      if (const auto* last = static_cast<const char*>(memrchr(buffer.data() + pos, '\n', window))) {
+        const std::size_t end = static_cast<std::size_t>(last - buffer.data());
+        lines += static_cast<std::int64_t>(util::count_byte({buffer.data() + pos, end + 1 - pos}, '\n'));
         pos = end + 1;
-        ready = pos;
         continue;
       }
-      pos = end + 1;
-      lines += 1;
+      if (window <= max_line_bytes) {
+        break; // an unfinished line that still fits: kept for the next read
+      }
+      const std::size_t past = pos + max_line_bytes + 1;
+      const auto* nl = static_cast<const char*>(std::memchr(buffer.data() + past, '\n', filled - past));
+      if (nl == nullptr) {
+        break; // too long already, and unfinished: cut below
+      }
+      flush();
+      hand_on_cut(pos);
+      pos = static_cast<std::size_t>(nl - buffer.data()) + 1;
+      ready = pos;
     }
     flush();
     const std::size_t tail = filled - pos;
