@@ -68,7 +68,10 @@ void python_int(ByteView frame, Decoded<std::int64_t>& out)
   while (end > begin && is_python_space(static_cast<unsigned char>(text[end - 1]))) {
     --end;
   }
-  const std::string invalid = render_delivered(MessageId::wire_invalid_int, {{"literal", python_str_repr(text)}});
+  // Rendered only when int() raises: most frames are well-formed numbers.
+  const auto invalid = [&text] {
+    return render_delivered(MessageId::wire_invalid_int, {{"literal", python_str_repr(text)}});
+  };
   std::size_t i = begin;
   bool negative = false;
   if (i < end && (text[i] == '+' || text[i] == '-')) {
@@ -76,7 +79,7 @@ void python_int(ByteView frame, Decoded<std::int64_t>& out)
     ++i;
   }
   if (i == end) {
-    out.sglang.raises = invalid;
+    out.sglang.raises = invalid();
     return;
   }
   std::int64_t value = 0;
@@ -92,7 +95,7 @@ void python_int(ByteView frame, Decoded<std::int64_t>& out)
     } else if (c == '_' && previous_digit && i + 1 < end && is_digit(static_cast<unsigned char>(text[i + 1]))) {
       previous_digit = false;
     } else {
-      out.sglang.raises = invalid;
+      out.sglang.raises = invalid();
       return;
     }
   }
