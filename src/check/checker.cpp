@@ -376,8 +376,7 @@ CheckResult check(const CheckInput& input, Depth depth)
   } else {
     for (int dpp = 0; dpp < d_pp; ++dpp) {
       for (int d = 0; d < d_tp; ++d) {
-        const auto& drank = result.decode_layout.ranks[static_cast<std::size_t>(dpp * d_tp + d)];
-        decode_ranks.push_back({d, dpp, "", derived_registration_frames(*backend, drank, d, d_tp, decode)});
+        decode_ranks.push_back({d, dpp, "", {}}); // its frames are encoded when it is checked
       }
     }
   }
@@ -386,7 +385,14 @@ CheckResult check(const CheckInput& input, Depth depth)
   for (const DecodeRank& dr : decode_ranks) {
     const int d = dr.rank;
     const int dpp = dr.pp_rank;
-    const ParsedRegistration parsed = parse_as_prefill(*backend, dr.frames, prefill);
+    // A derived registration exists only while its rank is checked: a 16k-rank
+    // decode side would otherwise hold every rank's frames at once.
+    const wire::Frames& frames =
+      dr.origin.empty()
+        ? derived_registration_frames(*backend, result.decode_layout.ranks[static_cast<std::size_t>(dpp * d_tp + d)], d,
+                                      d_tp, decode)
+        : dr.frames;
+    const ParsedRegistration parsed = parse_as_prefill(*backend, frames, prefill);
     if (!parsed.registration) {
       Finding f = make_finding(
         RuleId::registration_generation,

@@ -207,9 +207,10 @@ RankLayout build_rank(const LayoutInput& in, const std::vector<StateTensor>& ten
   r.unified = in.enable_unified_memory;
 
   const auto [start, end] = pp_layer_range(stage_sizes, pp_rank);
+  std::vector<int>& stage_layers = r.layer_ids.edit();
   for (int id : in.model.state_layer_ids) {
     if (id >= start && id < end) {
-      r.layer_ids.push_back(id);
+      stage_layers.push_back(id);
     }
   }
   const auto layers = static_cast<std::int64_t>(r.layer_ids.size());
@@ -230,23 +231,32 @@ RankLayout build_rank(const LayoutInput& in, const std::vector<StateTensor>& ten
     return r;
   }
 
+  // Sized once: a 16k-rank side builds a million of these lists, and growing
+  // them by doubling was most of `check`'s time at that scale.
+  const std::size_t entries = r.tensors.size() * r.layer_ids.size();
   std::vector<std::uint64_t> item_lens;
   std::vector<std::uint64_t> dims;
   std::vector<std::uint64_t> layer_ids;
+  std::vector<StateEntry>& rank_entries = r.entries.edit();
+  rank_entries.reserve(entries);
+  item_lens.reserve(entries);
+  const bool spec_dims = in.profile.dims_include_spec_intermediates && in.speculative_num_draft_tokens > 0;
+  dims.reserve(spec_dims ? 2 * entries : entries); // the speculative buffers' dims follow
+  layer_ids.reserve(entries);
   for (std::size_t ti = 0; ti < r.tensors.size(); ++ti) {
     const StateTensor& t = r.tensors[ti];
     if (!t.registered) {
       continue;
     }
     for (int id : r.layer_ids) {
-      r.entries.push_back(StateEntry{static_cast<int>(ti), id, t.item_len, t.registered_dim});
+      rank_entries.push_back(StateEntry{static_cast<int>(ti), id, t.item_len, t.registered_dim});
       r.bytes_per_request += t.item_len;
       item_lens.push_back(static_cast<std::uint64_t>(t.item_len));
       dims.push_back(static_cast<std::uint64_t>(t.registered_dim));
       layer_ids.push_back(static_cast<std::uint64_t>(id));
     }
   }
-  if (in.profile.dims_include_spec_intermediates && in.speculative_num_draft_tokens > 0) {
+  if (spec_dims) {
     // Early-2026 pools also walked the speculative intermediate buffers
     // ([L, slots, draft_tokens, ...]), appending their shape[2] per layer.
     const std::size_t extra = r.tensors.size() * r.layer_ids.size();
@@ -256,10 +266,10 @@ RankLayout build_rank(const LayoutInput& in, const std::vector<StateTensor>& ten
   if (in.profile.mooncake_format == RegistrationFormat::no_state_lens) {
     return r; // the registration carries pointers only
   }
-  r.state_item_lens = {item_lens};
-  r.state_dim_per_tensor = {dims};
+  r.state_item_lens.push_back(std::move(item_lens));
+  r.state_dim_per_tensor.push_back(std::move(dims));
   if (in.profile.state_layer_ids) {
-    r.state_layer_ids = {layer_ids};
+    r.state_layer_ids.push_back(std::move(layer_ids));
   }
   return r;
 }
@@ -434,9 +444,13 @@ Layout compute_layout(const LayoutInput& input)
     return layout;
   }
   layout.ranks.reserve(static_cast<std::size_t>(input.pp_size) * static_cast<std::size_t>(layout.attn_tp_size));
+  // The ranks of a stage differ in their rank number only: the first is built,
+  // the others share its lists.
   for (int pp = 0; pp < input.pp_size; ++pp) {
+    const RankLayout first = build_rank(input, tensors, stages.sizes, 0, pp);
     for (int rank = 0; rank < layout.attn_tp_size; ++rank) {
-      layout.ranks.push_back(build_rank(input, tensors, stages.sizes, rank, pp));
+      layout.ranks.push_back(first);
+      layout.ranks.back().attn_tp_rank = rank;
     }
   }
   return layout;

@@ -5,6 +5,7 @@
 #include "core/sglang_messages.hpp"
 #include "model/model_spec.hpp"
 #include "core/profile.hpp"
+#include "util/shared_vector.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -66,18 +67,20 @@ struct RankLayout
 {
   int attn_tp_rank = 0;
   int pp_rank = 0;
-  std::vector<int> layer_ids; ///< this stage's state layers (global ids)
+  // The lists below are shared by the ranks of a PP stage (they register the
+  // same ones) until one is changed.
+  util::SharedVector<int> layer_ids; ///< this stage's state layers (global ids)
   std::vector<StateTensor> tensors;
-  std::vector<StateEntry> entries; ///< in SGLang's registration order
+  util::SharedVector<StateEntry> entries; ///< in SGLang's registration order
   bool unified = false;
   std::int64_t bytes_per_request = 0; ///< sum of item_len over entries
 
   // The registration fields under SGLang's names: one inner list per state
   // component (pdcheck models the MAMBA component only).
   std::vector<std::string> state_types;
-  std::vector<std::vector<std::uint64_t>> state_item_lens;
-  std::vector<std::vector<std::uint64_t>> state_dim_per_tensor;
-  std::vector<std::vector<std::uint64_t>> state_layer_ids;
+  util::SharedVector<std::vector<std::uint64_t>> state_item_lens;
+  util::SharedVector<std::vector<std::uint64_t>> state_dim_per_tensor;
+  util::SharedVector<std::vector<std::uint64_t>> state_layer_ids;
 };
 
 /// The layout of a whole side: every (attention-TP rank, PP stage).

@@ -45,6 +45,7 @@ Outcome<EntryPairs> pair_entries(const PairInput& in, const std::string& functio
 /// the decode slot (the decode's own when it registered one, else the source's).
 void whole_item_copies(const PairInput& in, const EntryPairs& pairs, bool address_with_src_len, PairPlan& plan)
 {
+  plan.copies.reserve(plan.copies.size() + pairs.size()); // at most one copy a pair: sized once
   for (auto [i, j] : pairs) {
     const std::int64_t src_len = at(in.src.item_lens, i);
     if (src_len == 0) {
