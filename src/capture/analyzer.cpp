@@ -255,11 +255,10 @@ std::optional<TransferBackend> backend_from_guard(const wire::Frames& frames)
   if (frames.empty()) {
     return std::nullopt;
   }
-  const std::string first = wire::to_string(frames[0]);
-  if (first == "MoriMsgGuard") {
+  if (wire::bytes_equal(frames[0], "MoriMsgGuard")) {
     return TransferBackend::mori;
   }
-  if (first == "NixlMsgGuard") {
+  if (wire::bytes_equal(frames[0], "NixlMsgGuard")) {
     return TransferBackend::nixl;
   }
   return std::nullopt;
@@ -295,7 +294,7 @@ void classify(FoundMessage& m, const wire::Frames& frames, std::optional<Transfe
   m.backend = backend;
   m.backend_from_guard = guarded.has_value();
   const wire::Bytes& first = frames[base];
-  if (wire::to_string(first) == "None") {
+  if (wire::bytes_equal(first, "None")) {
     const wire::RegistrationDecode d = wire::decode_registration(backend, frames);
     if (!d.registration) {
       m.problem = fmt::format("frame {} is None (a registration) but the frames do not decode: frame {} ({}): {}", base,

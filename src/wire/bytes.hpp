@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -34,6 +35,13 @@ inline std::string to_string(ByteView bytes)
 }
 
 /// Little-endian reads; the caller has checked that `at + width <= bytes.size()`.
+/// Whether the bytes spell `text` exactly (no string built to compare).
+inline bool bytes_equal(ByteView bytes, std::string_view text)
+{
+  return bytes.size() == text.size() && std::equal(bytes.begin(), bytes.end(), text.begin(),
+                                                   [](std::uint8_t b, char c) { return b == static_cast<std::uint8_t>(c); });
+}
+
 inline std::uint32_t read_le32(ByteView bytes, std::size_t at)
 {
   return static_cast<std::uint32_t>(bytes[at]) | (static_cast<std::uint32_t>(bytes[at + 1]) << 8) |

@@ -30,15 +30,18 @@ public:
   /// `kind` names the message for "missing" errors ("a mooncake flat registration").
   /// `consequence` says what SGLang does after raising (sglang mode).
   /// `expected_frames` is how many frames that message has when SGLang sends it.
-  FrameReader(const Frames& frames, std::size_t base, DecodeMode mode, std::string kind, std::size_t expected_frames,
-              std::string consequence)
+  /// `kind` and `consequence` are viewed, not copied: they must outlive the
+  /// reader (a capture builds one reader per message).
+  FrameReader(const Frames& frames, std::size_t base, DecodeMode mode, std::string_view kind,
+              std::size_t expected_frames, std::string_view consequence)
     : m_frames(frames),
       m_base(base),
       m_mode(mode),
-      m_kind(std::move(kind)),
+      m_kind(kind),
       m_expected_frames(expected_frames),
-      m_consequence(std::move(consequence))
+      m_consequence(consequence)
   {
+    m_info.reserve(expected_frames);
   }
 
   DecodeMode mode() const { return m_mode; }
@@ -80,7 +83,7 @@ public:
       return std::move(d.value);
     }
     if (d.sglang.raises) {
-      fail(index, field, std::nullopt, *d.sglang.raises, m_consequence);
+      fail(index, field, std::nullopt, *d.sglang.raises, std::string(m_consequence));
       return std::nullopt;
     }
     if (d.sglang.rejects) {
@@ -112,7 +115,7 @@ public:
       fail(index, field, std::nullopt, what, "SGLang would raise " + render_delivered(MessageId::list_index, {}));
     } else {
       fail(index, field, std::nullopt, render_delivered(MessageId::list_index, {}) + " (" + what.substr(9) + ")",
-           m_consequence);
+           std::string(m_consequence));
     }
   }
 
@@ -141,15 +144,15 @@ public:
   const std::optional<FrameProblem>& problem() const { return m_problem; }
   std::vector<FrameInfo> take_info() { return std::move(m_info); }
   std::vector<std::string> take_notes() { return std::move(m_notes); }
-  const std::string& consequence() const { return m_consequence; }
+  std::string_view consequence() const { return m_consequence; }
 
 private:
   const Frames& m_frames;
   std::size_t m_base;
   DecodeMode m_mode;
-  std::string m_kind;
+  std::string_view m_kind;
   std::size_t m_expected_frames;
-  std::string m_consequence;
+  std::string_view m_consequence;
   std::optional<FrameProblem> m_problem;
   std::vector<FrameInfo> m_info;
   std::vector<std::string> m_notes;

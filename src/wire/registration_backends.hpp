@@ -20,7 +20,7 @@ void decode_registration_frames(FrameReader& reader, const RegistrationTable& ta
 EncodedRegistration encode_registration_frames(const Registration& r, const RegistrationTable& table);
 
 /// What SGLang does after its registration parser raises, per backend.
-std::string registration_raise_consequence(TransferBackend backend);
+std::string_view registration_raise_consequence(TransferBackend backend);
 
 /// Helpers shared by the tables' "dropped" lists and the encoder.
 std::vector<std::uint64_t> first_component(const U64Lists& lists);

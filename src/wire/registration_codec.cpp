@@ -15,7 +15,7 @@ namespace pdcheck::wire {
 
 namespace detail {
 
-std::string registration_raise_consequence(TransferBackend backend)
+std::string_view registration_raise_consequence(TransferBackend backend)
 {
   switch (backend) {
   case TransferBackend::mooncake:

@@ -254,7 +254,7 @@ void decode_row(FrameReader& reader, const FrameRow& row, Registration& r)
                       fmt::format("expected {} item lens (one per KV pointer), got {}", kv_ptrs, v->size()),
                       "SGLang would raise " + error);
         } else {
-          reader.fail(row.index, row.field, std::nullopt, error, reader.consequence());
+          reader.fail(row.index, row.field, std::nullopt, error, std::string(reader.consequence()));
         }
       }
     }

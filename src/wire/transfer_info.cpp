@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <stdexcept>
 #include <tuple>
 
@@ -31,7 +32,7 @@ auto wire_fields(const TransferInfo& t)
                   t.dst_device_kv_indices, t.is_dummy_rank, t.transfer_generation, t.is_dummy);
 }
 
-std::string consequence(TransferBackend backend)
+std::string_view consequence(TransferBackend backend)
 {
   switch (backend) {
   case TransferBackend::mooncake:
@@ -251,6 +252,29 @@ std::pair<bool, std::string> dummy_rule(const TransferInfo& t)
   return {false, ""};
 }
 
+namespace {
+
+/// "a mori components TransferInfo": formatted once per backend and generation,
+/// as a capture decodes a million of them.
+std::string_view transfer_info_kind(TransferBackend backend, Generation generation)
+{
+  constexpr std::size_t k_backends = static_cast<std::size_t>(TransferBackend::mooncake_tcp) + 1;
+  constexpr std::size_t k_generations = static_cast<std::size_t>(Generation::components_layouts) + 1;
+  static const auto kinds = [] {
+    std::array<std::array<std::string, k_generations>, k_backends> all;
+    for (std::size_t b = 0; b < k_backends; ++b) {
+      for (std::size_t g = 0; g < k_generations; ++g) {
+        all[b][g] = fmt::format("a {} {} TransferInfo", transfer_backend_name(static_cast<TransferBackend>(b)),
+                                generation_name(static_cast<Generation>(g)));
+      }
+    }
+    return all;
+  }();
+  return kinds[static_cast<std::size_t>(backend)][static_cast<std::size_t>(generation)];
+}
+
+} // namespace
+
 std::pair<Generation, std::vector<std::string>> detect_transfer_info_generation(TransferBackend backend,
                                                                                 const Frames& frames)
 {
@@ -289,14 +313,13 @@ TransferInfoDecode decode_transfer_info(TransferBackend backend, const Frames& f
   }
   const bool comp = t.generation == Generation::components;
   const std::size_t base = backend == TransferBackend::mooncake ? 0 : 1;
-  const std::string kind =
-    fmt::format("a {} {} TransferInfo", transfer_backend_name(backend), generation_name(t.generation));
+  const std::string_view kind = transfer_info_kind(backend, t.generation);
   FrameReader reader(frames, base, mode, kind, base + payload_count(backend, t.generation), consequence(backend));
 
   bool guard_ok = true;
   if (base == 1) {
-    const std::string guard = backend == TransferBackend::mori ? "MoriMsgGuard" : "NixlMsgGuard";
-    if (frames.empty() || to_string(frames[0]) != guard) {
+    const std::string_view guard = backend == TransferBackend::mori ? "MoriMsgGuard" : "NixlMsgGuard";
+    if (frames.empty() || !bytes_equal(frames[0], guard)) {
       const std::string got = frames.empty() ? "no frames" : python_bytes_repr(frames[0]);
       reader.fail_wire(0, "guard", frames.empty() ? std::nullopt : std::optional<std::size_t>(0),
                        fmt::format("expected the guard b'{}', got {}", guard, got),
