@@ -6,8 +6,8 @@
 //
 // A run of the pattern walks a Weyl sequence: byte i of a run that starts at
 // state x0 is pattern_byte(x0 + i * k_pattern_step). The fill and the check
-// generate it on the fly (no second buffer to compare against), 16 bytes per
-// step.
+// generate it on the fly (no second buffer to compare against), 32 bytes per
+// step with AVX2, 16 with SSE2.
 
 #include <cstdint>
 
@@ -30,6 +30,14 @@ void fill_pattern_run(std::uint8_t* p, std::int64_t n, std::uint32_t x0);
 
 /// True when the n bytes at p hold exactly the pattern starting at state x0.
 bool pattern_run_matches(const std::uint8_t* p, std::int64_t n, std::uint32_t x0);
+
+/// The widest loop in use: "avx2" (32 bytes a step, where the CPU has it),
+/// "sse2" (16) or "scalar".
+const char* pattern_kernels_path();
+
+/// For tests: no loop wider than `path` ("scalar", "sse2" or "avx2") from now
+/// on, so every path is checked on a machine that has the widest.
+void limit_pattern_kernels(const char* path);
 
 /// True when the n bytes at p are all zero.
 bool all_zero(const std::uint8_t* p, std::int64_t n);
