@@ -51,6 +51,18 @@ bool WordSearch::word_at(const char* data, std::size_t n, std::size_t pos, unsig
   return false;
 }
 
+std::optional<std::size_t> WordSearch::word_in_lanes(const char* data, std::size_t n, std::size_t pos,
+                                                      unsigned lanes, const std::uint8_t* per_lane) const
+{
+  for (; lanes != 0; lanes &= lanes - 1) {
+    const auto lane = static_cast<std::size_t>(__builtin_ctz(lanes));
+    if (word_at(data, n, pos + lane, per_lane[lane])) {
+      return pos + lane;
+    }
+  }
+  return std::nullopt;
+}
+
 std::size_t WordSearch::find(std::string_view text, std::size_t from) const
 {
   return m_avx2    ? find_avx2(text.data(), text.size(), from)
@@ -107,15 +119,12 @@ __attribute__((target("ssse3"))) std::size_t WordSearch::find_ssse3(const char* 
       const __m128i hi = _mm_and_si128(_mm_srli_epi16(x, 4), nibble);
       buckets = _mm_and_si128(buckets, _mm_and_si128(_mm_shuffle_epi8(low[j], lo), _mm_shuffle_epi8(high[j], hi)));
     }
-    auto lanes = static_cast<unsigned>(~_mm_movemask_epi8(_mm_cmpeq_epi8(buckets, _mm_setzero_si128())) & 0xFFFF);
+    const auto lanes = static_cast<unsigned>(~_mm_movemask_epi8(_mm_cmpeq_epi8(buckets, _mm_setzero_si128())) & 0xFFFF);
     if (lanes != 0) {
       alignas(16) std::uint8_t per_lane[16];
       _mm_store_si128(reinterpret_cast<__m128i*>(per_lane), buckets);
-      for (; lanes != 0; lanes &= lanes - 1) {
-        const auto lane = static_cast<std::size_t>(__builtin_ctz(lanes));
-        if (word_at(data, n, pos + lane, per_lane[lane])) {
-          return pos + lane;
-        }
+      if (const auto at = word_in_lanes(data, n, pos, lanes, per_lane)) {
+        return *at;
       }
     }
     pos += 16;
@@ -145,15 +154,12 @@ __attribute__((target("avx2"))) std::size_t WordSearch::find_avx2(const char* da
       buckets = _mm256_and_si256(buckets,
                                  _mm256_and_si256(_mm256_shuffle_epi8(low[j], lo), _mm256_shuffle_epi8(high[j], hi)));
     }
-    auto lanes = ~static_cast<unsigned>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(buckets, _mm256_setzero_si256())));
+    const auto lanes = ~static_cast<unsigned>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(buckets, _mm256_setzero_si256())));
     if (lanes != 0) {
       alignas(32) std::uint8_t per_lane[32];
       _mm256_store_si256(reinterpret_cast<__m256i*>(per_lane), buckets);
-      for (; lanes != 0; lanes &= lanes - 1) {
-        const auto lane = static_cast<std::size_t>(__builtin_ctz(lanes));
-        if (word_at(data, n, pos + lane, per_lane[lane])) {
-          return pos + lane;
-        }
+      if (const auto at = word_in_lanes(data, n, pos, lanes, per_lane)) {
+        return *at;
       }
     }
     pos += 32;

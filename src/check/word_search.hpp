@@ -4,6 +4,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -47,6 +48,10 @@ private:
   std::size_t find_ssse3(const char* data, std::size_t n, std::size_t from) const;
   std::size_t find_avx2(const char* data, std::size_t n, std::size_t from) const;
   bool word_at(const char* data, std::size_t n, std::size_t pos, unsigned buckets) const;
+  /// The first flagged lane (bit i of `lanes`: position pos + i, its buckets
+  /// in per_lane[i]) where a word starts.
+  std::optional<std::size_t> word_in_lanes(const char* data, std::size_t n, std::size_t pos, unsigned lanes,
+                                           const std::uint8_t* per_lane) const;
 
   std::vector<std::string_view> m_words;
   std::array<std::vector<std::string_view>, k_buckets> m_bucket_words;
