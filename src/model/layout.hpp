@@ -70,7 +70,7 @@ struct RankLayout
   // The lists below are shared by the ranks of a PP stage (they register the
   // same ones) until one is changed.
   util::SharedVector<int> layer_ids; ///< this stage's state layers (global ids)
-  std::vector<StateTensor> tensors;
+  util::SharedVector<StateTensor> tensors;
   util::SharedVector<StateEntry> entries; ///< in SGLang's registration order
   bool unified = false;
   std::int64_t bytes_per_request = 0; ///< sum of item_len over entries
