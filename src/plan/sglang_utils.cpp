@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <map>
+#include <algorithm>
 #include <numeric>
 #include <stdexcept>
 
@@ -59,18 +59,28 @@ Outcome<EntryPairs> build_transfer_entry_pairs(const std::vector<std::uint64_t>&
                            {"dst_entries", n_dst}},
                           fn);
     }
-    // Each layer id appears once per tensor group; consume decode entries in order.
-    std::map<std::uint64_t, std::vector<int>> dst_by_id;
-    for (int j = n_dst - 1; j >= 0; --j) {
-      dst_by_id[dst_ids[static_cast<std::size_t>(j)]].push_back(j);
+    // Each layer id appears once per tensor group; consume decode entries in
+    // order. The decode's (id, entry) pairs sorted once, each id's run read
+    // from its start: one allocation, where a map of lists made one per id
+    // for every pair of a 16k-rank fleet.
+    std::vector<std::pair<std::uint64_t, int>> dst_by_id;
+    dst_by_id.reserve(dst_ids.size());
+    for (int j = 0; j < n_dst; ++j) {
+      dst_by_id.emplace_back(dst_ids[static_cast<std::size_t>(j)], j);
     }
+    std::sort(dst_by_id.begin(), dst_by_id.end());
+    std::vector<int> taken(dst_by_id.size(), 0); // per run start: entries of that id used so far
+    pairs.reserve(static_cast<std::size_t>(n_src));
     for (int i = 0; i < n_src; ++i) {
-      auto it = dst_by_id.find(src_ids[static_cast<std::size_t>(i)]);
-      if (it == dst_by_id.end() || it->second.empty()) {
-        return sglang_error(MessageId::missing_layer, {{"layer_id", src_ids[static_cast<std::size_t>(i)]}}, fn);
+      const std::uint64_t id = src_ids[static_cast<std::size_t>(i)];
+      const auto run = std::lower_bound(dst_by_id.begin(), dst_by_id.end(), std::pair<std::uint64_t, int>{id, -1});
+      const auto start = static_cast<std::size_t>(run - dst_by_id.begin());
+      const std::size_t next = start + static_cast<std::size_t>(start < taken.size() ? taken[start] : 0);
+      if (next >= dst_by_id.size() || dst_by_id[next].first != id) {
+        return sglang_error(MessageId::missing_layer, {{"layer_id", id}}, fn);
       }
-      pairs.emplace_back(i, it->second.back());
-      it->second.pop_back();
+      pairs.emplace_back(i, dst_by_id[next].second);
+      taken[start] += 1;
     }
     return pairs;
   }

@@ -7,6 +7,11 @@
 
 #include <catch2/catch.hpp>
 
+#include <deque>
+#include <map>
+#include <optional>
+#include <random>
+
 using namespace pdcheck;
 using namespace pdcheck::plan;
 
@@ -98,6 +103,48 @@ TEST_CASE("plan::build_transfer_entry_pairs: pairs by layer id, consuming repeat
   const auto pairs = build_transfer_entry_pairs({4, 5, 4, 5}, {0, 4, 5, 0, 4, 5}, 4, 6, false);
   REQUIRE(std::holds_alternative<EntryPairs>(pairs));
   CHECK(std::get<EntryPairs>(pairs) == EntryPairs{{0, 1}, {1, 2}, {2, 4}, {3, 5}});
+}
+
+TEST_CASE("plan::build_transfer_entry_pairs: random layer ids pair as SGLang's dict of lists pairs them", "[plan]")
+{
+  // SGLang keeps, per layer id, the decode entries in order and takes the
+  // first unused one for each prefill entry; a missing or used-up id raises.
+  std::mt19937 rng(1204);
+  for (int round = 0; round < 2000; ++round) {
+    const auto ids = [&](int n) {
+      std::vector<std::uint64_t> v(static_cast<std::size_t>(n));
+      for (auto& id : v) {
+        id = std::uniform_int_distribution<std::uint64_t>(0, 5)(rng);
+      }
+      return v;
+    };
+    const int n_src = std::uniform_int_distribution<int>(1, 10)(rng);
+    const int n_dst = std::uniform_int_distribution<int>(1, 10)(rng);
+    const std::vector<std::uint64_t> src = ids(n_src);
+    const std::vector<std::uint64_t> dst = ids(n_dst);
+    std::map<std::uint64_t, std::deque<int>> by_id;
+    for (int j = 0; j < n_dst; ++j) {
+      by_id[dst[static_cast<std::size_t>(j)]].push_back(j);
+    }
+    EntryPairs expected;
+    std::optional<std::uint64_t> missing;
+    for (int i = 0; i < n_src && !missing; ++i) {
+      auto& left = by_id[src[static_cast<std::size_t>(i)]];
+      if (left.empty()) {
+        missing = src[static_cast<std::size_t>(i)];
+      } else {
+        expected.emplace_back(i, left.front());
+        left.pop_front();
+      }
+    }
+    const auto got = build_transfer_entry_pairs(src, dst, n_src, n_dst, false);
+    if (missing) {
+      CHECK(error_of(got).rendered() == render_delivered(MessageId::missing_layer, {{"layer_id", *missing}}));
+    } else {
+      REQUIRE(std::holds_alternative<EntryPairs>(got));
+      CHECK(std::get<EntryPairs>(got) == expected);
+    }
+  }
 }
 
 TEST_CASE("plan::build_transfer_entry_pairs: B1-B4 messages", "[plan]")
