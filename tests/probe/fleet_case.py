@@ -391,10 +391,11 @@ def mpi():
     # tells rank 0 why through MPI (rank 5 still takes part in the broadcast
     # and leaves MPI, or Open MPI would end the job before rank 0 reports).
     # Rank 5's own --join-timeout is far shorter than the fleet lasts (rank 0
-    # waits 20 s for it alone): it must wait in MPI_Finalize as long as the
-    # fleet can last, not as long as its own join.
-    # (--join-timeout also bounds MPI_Init: 5 s leaves room on a loaded host.)
-    join, short_join = seconds(20), seconds(5)
+    # waits 40 s for it alone): it must wait in MPI_Finalize as long as the
+    # fleet can last, not its own join and the gather's 15 s (30 s).
+    # (--join-timeout also bounds MPI_Init, which took over 5 s on a loaded
+    # fresh host: 15 s leaves room.)
+    join, short_join = seconds(40), seconds(15)
     doc = run_wrapped(env, 6, f"""case "$OMPI_COMM_WORLD_RANK" in
   4) "$@" --listen 203.0.113.1:0 --join-timeout {join}; exit 0 ;;
   5) "$@" --listen nonsense --join-timeout {short_join}; exit 0 ;;
@@ -405,7 +406,7 @@ esac
         expect(doc["launcher"].startswith("MPI (Open MPI"), f"launcher {doc['launcher']}")
         for bad in (4, 5):
             expect_only_rank_failed(doc, bad,
-                                    lambda r: r == f"rank {bad} never joined the fleet (waited {seconds(20)} s)",
+                                    lambda r: r == f"rank {bad} never joined the fleet (waited {join} s)",
                                     outcomes_ok=("not-run",), good=(2, 3))
         expect(any(n.startswith("rank 4: handshake: cannot listen on 203.0.113.1:0: ") for n in doc["notes"]),
                f"rank 4's own reason in the notes: {doc['notes']}")
