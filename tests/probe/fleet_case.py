@@ -513,7 +513,8 @@ def gpu_local():
     local = {0: 0, 1: 1, 2: 0, 3: 2}
     codes = run_env_fleet(4, lambda r: {"SLURM_PROCID": str(r), "SLURM_NTASKS": "4", "SLURM_LOCALID": str(local[r]),
                                         "PDCHECK_CUDA_LIBRARY": fake_cuda, "FAKE_CUDA_DEVICES": "2"},
-                          [plan, "--memory", "cuda:local"] + common(port))
+                          # 15 s: on a loaded fresh host a pair's handshake took over 5 s
+                          [plan, "--memory", "cuda:local"] + common(port, timeout=15))
     expect(codes == [1, 1, 1, 1], f"exit codes {codes}")
     doc = rank0_json()
     expect(doc["memory"] == "cuda:0", f"rank 0 memory {doc['memory']}")
