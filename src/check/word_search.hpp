@@ -23,6 +23,7 @@ public:
   static constexpr std::size_t k_buckets = 8;
 
   /// Words shorter than k_min_word are a programming error (std::invalid_argument).
+  /// The words are viewed, not copied: their text must outlive the search.
   explicit WordSearch(std::vector<std::string_view> words);
 
   /// The first position at or after `from` where one of the words starts and

@@ -260,6 +260,12 @@ struct MpiSteps
     return mpi->broadcast(address, seconds);
   }
 
+  /// Finalize waits as long as a fleet of `rounds` rounds can take, and the gather after it.
+  void last_as_long_as(const probe::FleetOptions& fleet, std::size_t rounds)
+  {
+    finalize_seconds = probe::longest_fleet_seconds(fleet, rounds) + k_mpi_gather_seconds;
+  }
+
   std::vector<std::string> gather(const std::string& mine, double seconds)
   {
     gathered = true;
@@ -313,15 +319,14 @@ Verdict run_fleet_placed(ProbeCliOptions& o, const FleetCliOptions& f, CommandCo
   if (mpi) {
     // Until the pairs are known, as long as any schedule of this many ranks
     // can take: greedy rounds never exceed twice the ranks.
-    mpi->finalize_seconds = probe::longest_fleet_seconds(fo, 2 * static_cast<std::size_t>(place.size)) +
-                            k_mpi_gather_seconds;
+    mpi->last_as_long_as(fo, 2 * static_cast<std::size_t>(place.size));
   }
   const plan::FleetRoles roles = plan::resolve_roles(plan, place.size);
   const sglang::Side prefill = io::load_side_file(plan.prefill_side);
   const sglang::Side decode = io::load_side_file(plan.decode_side);
   const std::vector<plan::FleetPair> pairs = plan::fleet_pairs(plan, roles, attention_tp_of(prefill), attention_tp_of(decode));
   if (mpi) {
-    mpi->finalize_seconds = probe::longest_fleet_seconds(fo, plan::schedule_rounds(pairs).size()) + k_mpi_gather_seconds;
+    mpi->last_as_long_as(fo, plan::schedule_rounds(pairs).size());
   }
   // With --mpi, rank 0 publishes its address through MPI: --coordinator (or
   // the plan's), when given, chooses its port and the host it names.

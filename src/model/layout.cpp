@@ -259,8 +259,7 @@ RankLayout build_rank(const LayoutInput& in, const std::vector<StateTensor>& ten
   if (spec_dims) {
     // Early-2026 pools also walked the speculative intermediate buffers
     // ([L, slots, draft_tokens, ...]), appending their shape[2] per layer.
-    const std::size_t extra = r.tensors.size() * r.layer_ids.size();
-    dims.insert(dims.end(), extra, static_cast<std::uint64_t>(in.speculative_num_draft_tokens));
+    dims.insert(dims.end(), entries, static_cast<std::uint64_t>(in.speculative_num_draft_tokens));
   }
 
   if (in.profile.mooncake_format == RegistrationFormat::no_state_lens) {

@@ -34,7 +34,6 @@ inline std::string to_string(ByteView bytes)
   return std::string(bytes.begin(), bytes.end());
 }
 
-/// Little-endian reads; the caller has checked that `at + width <= bytes.size()`.
 /// Whether the bytes spell `text` exactly (no string built to compare).
 inline bool bytes_equal(ByteView bytes, std::string_view text)
 {
@@ -42,6 +41,7 @@ inline bool bytes_equal(ByteView bytes, std::string_view text)
                                                    [](std::uint8_t b, char c) { return b == static_cast<std::uint8_t>(c); });
 }
 
+/// Little-endian reads; the caller has checked that `at + width <= bytes.size()`.
 inline std::uint32_t read_le32(ByteView bytes, std::size_t at)
 {
   return static_cast<std::uint32_t>(bytes[at]) | (static_cast<std::uint32_t>(bytes[at + 1]) << 8) |
