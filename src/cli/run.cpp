@@ -14,6 +14,8 @@
 #include <csignal>
 #include <iostream>
 #include <new>
+#include <stdexcept>
+#include <string_view>
 
 namespace pdcheck::cli {
 
@@ -21,22 +23,59 @@ namespace {
 
 using Installer = void (*)(CLI::App&, CommandContext&);
 
-// The subcommand table: one line per command, in the order `--help` lists them.
-constexpr Installer k_installers[] = {
-  install_check,
-  install_fleet,
-  install_rollout,
-  install_matrix,
-  install_bootstrap,
-  install_layout,
-  install_models,
-  install_profiles,
-  install_rules,
-  install_explain,
-  install_decode, install_encode, install_capture,
-  install_probe, install_devices,
-  install_completion, // hidden
+struct CommandEntry
+{
+  std::string_view name; // what the installer registers with add_subcommand
+  Installer install;
 };
+
+// The subcommand table: one line per command, in the order `--help` lists them.
+constexpr CommandEntry k_commands[] = {
+  {"check", install_check},
+  {"fleet", install_fleet},
+  {"rollout", install_rollout},
+  {"matrix", install_matrix},
+  {"bootstrap", install_bootstrap},
+  {"layout", install_layout},
+  {"models", install_models},
+  {"profiles", install_profiles},
+  {"rules", install_rules},
+  {"explain", install_explain},
+  {"decode", install_decode},
+  {"encode", install_encode},
+  {"capture", install_capture},
+  {"probe", install_probe},
+  {"devices", install_devices},
+  {"completion", install_completion}, // hidden; it needs every other command installed
+};
+
+/// Installs what this run needs. Building every command's options costs more
+/// than the rest of a short run (issue 21 item 6), so a run that names its
+/// command builds only that one; `--version` alone builds none; help, the
+/// completion scripts, an unknown command and a bare `pdcheck` build all,
+/// since they list or search every command.
+void install_commands(CLI::App& app, CommandContext& ctx, int argc, char** argv)
+{
+  const std::string_view first = argc >= 2 ? std::string_view(argv[1]) : std::string_view();
+  if (argc == 2 && first == "--version") {
+    return;
+  }
+  for (const CommandEntry& entry : k_commands) {
+    if (entry.name == first && entry.name != "completion") {
+      entry.install(app, ctx);
+      // The table and the installer must agree, or this run would parse an
+      // unknown command; every test that runs a command checks it.
+      const std::vector<CLI::App*> installed = app.get_subcommands({});
+      if (installed.size() != 1 || installed.front()->get_name() != entry.name) {
+        throw std::logic_error(fmt::format("command table names '{}' but its installer registered another name", entry.name));
+      }
+      return;
+    }
+  }
+  for (const CommandEntry& entry : k_commands) {
+    entry.install(app, ctx);
+  }
+}
 
 std::vector<std::string> subcommand_names(const CLI::App& app)
 {
@@ -178,14 +217,18 @@ int run(int argc, char** argv)
                "pdcheck"};
   app.require_subcommand(1);
   // What a bug report needs: which SGLang behaviours and models this build knows.
-  app.set_version_flag("--version", fmt::format("pdcheck {}\nprofiles: {}\ncatalog revision: {}", PDCHECK_VERSION,
-                                                fmt::join(profile_names(), ", "), model::catalog_revision()));
-  for (Installer install : k_installers) {
-    install(app, ctx);
-  }
+  app.set_version_flag("--version", [] {
+    return fmt::format("pdcheck {}\nprofiles: {}\ncatalog revision: {}", PDCHECK_VERSION, fmt::join(profile_names(), ", "),
+                       model::catalog_revision());
+  });
 
-  const Verdict verdict = run_command(app, argc, argv, ctx);
-  return exit_status_for(verdict);
+  try {
+    install_commands(app, ctx, argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "pdcheck: internal error: " << e.what() << "\n";
+    return exit_status_for(Verdict::internal_error);
+  }
+  return exit_status_for(run_command(app, argc, argv, ctx));
 }
 
 } // namespace pdcheck::cli
