@@ -263,6 +263,21 @@ bool CheckResult::passes(Severity threshold) const
 
 namespace {
 
+/// Drops the copy lists of the pairs from `first` on when it goes out of scope,
+/// unless they are kept.
+struct ReleaseCopies
+{
+  std::vector<PairResult>& pairs;
+  std::size_t first;
+  bool keep;
+  ~ReleaseCopies()
+  {
+    for (std::size_t i = first; !keep && i < pairs.size(); ++i) {
+      std::vector<plan::Copy>().swap(pairs[i].plan.copies);
+    }
+  }
+};
+
 /// How far a check goes: everything, or only as far as the pairs' copy plans.
 enum class Depth { full, plans_only };
 
@@ -381,6 +396,33 @@ CheckResult check(const CheckInput& input, Depth depth)
     }
   }
 
+  // One PairInput serves every pair: what is the same for all of them is set
+  // once, and a prefill rank's own metadata is rebuilt only when its lists are
+  // not the ones the previous rank shares (the ranks of a PP stage share them).
+  plan::PairInput in;
+  in.backend = prefill.args.transfer_backend;
+  in.prefill_profile = prefill.profile;
+  in.prefill_pp_size = p_pp;
+  in.prefill_attn_tp_size = p_tp;
+  in.mla = prefill.model.hybrid_mla;
+  in.prefill_bootstrap_port = prefill.args.bootstrap_port;
+  in.src_slot = input.src_slot;
+  in.dst_slot = input.dst_slot;
+  in.dst_index_count = dst_index_count;
+  const model::RankLayout* src_of = nullptr; // the prefill rank in.src was built from
+  auto set_src = [&](const model::RankLayout& rank) {
+    if (src_of != nullptr && src_of->entries.same_storage(rank.entries) && src_of->tensors.same_storage(rank.tensors) &&
+        src_of->unified == rank.unified) {
+      return;
+    }
+    in.src = plan::own_metadata(rank, prefill.profile);
+    if (in.backend == TransferBackend::mori) {
+      in.src.layer_ids.clear(); // Mori registers and pairs without layer ids
+    }
+    src_of = &rank;
+  };
+  const bool keep_copies = input.keep_pair_copies || depth == Depth::plans_only;
+
   bool advice_given = false;
   for (const DecodeRank& dr : decode_ranks) {
     const int d = dr.rank;
@@ -449,34 +491,24 @@ CheckResult check(const CheckInput& input, Depth depth)
       continue; // reported as rank-mapping above for derived registrations
     }
     const std::size_t first_pair = result.pairs.size();
+    // Once this decode rank is done, only `check --plan` still reads its copies.
+    const ReleaseCopies release{result.pairs, first_pair, keep_copies};
     bool aborted = false;
+    in.decode_attn_tp_size = dst_attn_tp;
+    in.decode_rank = d;
+    in.dst = std::move(dst);
+    // Components after Mamba are validated in registration order; the first
+    // that raises stops the transfer like a Mamba error would.
+    const std::optional<plan::SglangError> extra_error = extra_state_error(prefill, p_tp, dst_attn_tp, p_pp);
     for (int stage : stages) {
       for (int p : writers_for(d, p_tp, dst_attn_tp)) {
         const std::size_t pi = static_cast<std::size_t>(stage * p_tp + p);
-        plan::PairInput in;
-        in.backend = prefill.args.transfer_backend;
-        in.prefill_profile = prefill.profile;
-        in.prefill_pp_size = p_pp;
-        in.prefill_attn_tp_size = p_tp;
         in.prefill_rank = p;
-        in.src = plan::own_metadata(result.prefill_layout.ranks[pi], prefill.profile);
-        if (in.backend == TransferBackend::mori) {
-          in.src.layer_ids.clear(); // Mori registers and pairs without layer ids
-        }
-        in.mla = prefill.model.hybrid_mla;
-        in.prefill_bootstrap_port = prefill.args.bootstrap_port;
-        in.decode_attn_tp_size = dst_attn_tp;
-        in.decode_rank = d;
-        in.dst = dst;
-        in.src_slot = input.src_slot;
-        in.dst_slot = input.dst_slot;
-        in.dst_index_count = dst_index_count;
+        set_src(result.prefill_layout.ranks[pi]);
         PairResult pr{p, stage, d, dpp, plan::build_pair_plan(in)};
         if (!pr.plan.error && !pr.plan.skipped) {
-          // Components after Mamba are validated in registration order; the first
-          // that raises stops the transfer like a Mamba error would.
-          if (auto e = extra_state_error(prefill, p_tp, dst_attn_tp, p_pp)) {
-            pr.plan.error = std::move(e);
+          if (extra_error) {
+            pr.plan.error = extra_error;
             pr.plan.copies.clear();
             pr.plan.path = plan::PlanPath::none;
           }
@@ -502,7 +534,7 @@ CheckResult check(const CheckInput& input, Depth depth)
     if (aborted || drank == nullptr || depth == Depth::plans_only) {
       continue;
     }
-    if (!dr.origin.empty() && plan::registered_metadata(*drank, decode.profile).item_lens != dst.item_lens) {
+    if (!dr.origin.empty() && plan::registered_metadata(*drank, decode.profile).item_lens != in.dst.item_lens) {
       continue;
     }
     if (dr.origin.empty() && *backend != TransferBackend::mori && backend_moves_state(decode)) {

@@ -49,9 +49,15 @@ struct CheckInput
   std::optional<ObservedBootstrap> prefill_bootstrap;
   std::int64_t src_slot = 3;
   std::int64_t dst_slot = 5;
+  /// Keep every pair's copy list in the result (`check --plan` prints one).
+  /// Off, a list is dropped once its decode rank is simulated: on a 16k-rank
+  /// fleet the lists would be most of the check's memory, and no report reads
+  /// them. pair_plans always keeps them.
+  bool keep_pair_copies = false;
 };
 
-/// One (prefill rank, decode rank) pair that talks, with its plan.
+/// One (prefill rank, decode rank) pair that talks, with its plan (whose copy
+/// list is empty after run_check unless CheckInput::keep_pair_copies).
 struct PairResult
 {
   int prefill_rank = 0;

@@ -367,7 +367,8 @@ Verdict run_check_command(const CheckOptions& o, CommandContext& ctx)
     return passes ? Verdict::ok : Verdict::findings;
   }
 
-  const check::CheckInput in = gather_inputs(o);
+  check::CheckInput in = gather_inputs(o);
+  in.keep_pair_copies = !o.plan.empty();
   const check::FindingPolicy policy = policy_of(o, settings, in);
   const check::CheckResult result = check::run_check(in);
 

@@ -45,6 +45,9 @@ public:
     return *m_values;
   }
   void push_back(T value) { edit().push_back(std::move(value)); }
+  /// Whether both hold the very same values (not equal ones): a cheap test
+  /// that what was derived from one still holds for the other.
+  bool same_storage(const SharedVector& other) const { return &get() == &other.get(); }
   void clear() { m_values.reset(); }
 
   friend bool operator==(const SharedVector& a, const SharedVector& b) { return a.get() == b.get(); }

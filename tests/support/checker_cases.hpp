@@ -19,11 +19,12 @@ inline sglang::Side side(sglang::Role role, const std::string& args, const std::
   return io::side_from_args(role, args + mode, model, version, env, "test");
 }
 
-inline check::CheckResult check_pair(const sglang::Side& p, const sglang::Side& d)
+inline check::CheckResult check_pair(const sglang::Side& p, const sglang::Side& d, bool keep_pair_copies = false)
 {
   check::CheckInput in;
   in.prefill = p;
   in.decode = d;
+  in.keep_pair_copies = keep_pair_copies;
   return check::run_check(in);
 }
 

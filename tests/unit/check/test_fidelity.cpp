@@ -46,7 +46,8 @@ plan::PairInput pair_input(const char* profile, TransferBackend backend, int n_s
 TEST_CASE("pre-dims Mooncake: equal TP moves every entry whole (no IndexError from the missing item lens)",
           "[check][fidelity]")
 {
-  const auto r = check_pair(side(sglang::Role::prefill, "--tp 2", "0.5.4"), side(sglang::Role::decode, "--tp 2", "0.5.4"));
+  const auto r =
+    check_pair(side(sglang::Role::prefill, "--tp 2", "0.5.4"), side(sglang::Role::decode, "--tp 2", "0.5.4"), true);
   CHECK(errors(r) == 0);
   REQUIRE(r.pairs.size() == 2);
   // Qwen3-Next: 36 linear-attention layers, conv + temporal: 72 pointers per rank.

@@ -1,5 +1,6 @@
 // check::pair_plans: the copy plans the probe executes are the ones run_check
-// builds for the same input, for every bundled example pair.
+// builds for the same input, for every bundled example pair; and run_check
+// reaches the same verdict whether it keeps the copy lists or drops them.
 
 #include "check/checker.hpp"
 #include "io/side_file.hpp"
@@ -45,6 +46,7 @@ TEST_CASE("pair_plans: the probe's plans are run_check's, for every example pair
     in.decode = io::load_side_file((dir.path() / "decode.yaml").string());
     in.src_slot = 2;
     in.dst_slot = 7;
+    in.keep_pair_copies = true;
     const check::CheckResult full = check::run_check(in);
     const std::vector<check::PairResult> plans = check::pair_plans(in);
     REQUIRE(plans.size() == full.pairs.size());
@@ -59,4 +61,40 @@ TEST_CASE("pair_plans: the probe's plans are run_check's, for every example pair
   }
   // Most examples reach the transfer; a refusal at startup or bootstrap plans nothing.
   CHECK(pairs_with_plans >= 10);
+}
+
+TEST_CASE("run_check: dropping the copy lists changes no finding, pair or simulated byte", "[checker]")
+{
+  namespace fs = std::filesystem;
+  std::size_t copies_kept = 0;
+  for (const auto& dir : fs::directory_iterator(fs::path(PDCHECK_SOURCE_DIR) / "examples" / "pairs")) {
+    INFO(dir.path().filename().string());
+    check::CheckInput in;
+    in.prefill = io::load_side_file((dir.path() / "prefill.yaml").string());
+    in.decode = io::load_side_file((dir.path() / "decode.yaml").string());
+    in.keep_pair_copies = true;
+    const check::CheckResult kept = check::run_check(in);
+    in.keep_pair_copies = false;
+    const check::CheckResult dropped = check::run_check(in);
+    CHECK(dropped.simulated_decode_ranks == kept.simulated_decode_ranks);
+    CHECK(dropped.simulated_bytes == kept.simulated_bytes);
+    REQUIRE(dropped.findings.size() == kept.findings.size());
+    for (std::size_t i = 0; i < kept.findings.size(); ++i) {
+      CHECK(dropped.findings[i].rule == kept.findings[i].rule);
+      CHECK(dropped.findings[i].message == kept.findings[i].message);
+      CHECK(dropped.findings[i].runtime_error == kept.findings[i].runtime_error);
+      CHECK(dropped.findings[i].prefill_rank == kept.findings[i].prefill_rank);
+      CHECK(dropped.findings[i].decode_rank == kept.findings[i].decode_rank);
+    }
+    REQUIRE(dropped.pairs.size() == kept.pairs.size());
+    for (std::size_t i = 0; i < kept.pairs.size(); ++i) {
+      CHECK(dropped.pairs[i].prefill_rank == kept.pairs[i].prefill_rank);
+      CHECK(dropped.pairs[i].decode_rank == kept.pairs[i].decode_rank);
+      CHECK(dropped.pairs[i].plan.path == kept.pairs[i].plan.path);
+      CHECK(dropped.pairs[i].plan.error.has_value() == kept.pairs[i].plan.error.has_value());
+      CHECK(dropped.pairs[i].plan.copies.empty());
+      copies_kept += kept.pairs[i].plan.copies.size();
+    }
+  }
+  CHECK(copies_kept > 0); // the kept lists are there to drop
 }
