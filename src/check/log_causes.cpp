@@ -41,6 +41,10 @@ const std::vector<Cause> k_causes = {
   {"pipeline_parallel_unsupported", "Run the prefill with --pp-size 1: this state component cannot be split over "
                                     "pipeline stages."},
   {"state_type_unsupported", "Use a transfer backend that has a path for this state component (Mooncake)."},
+  {"dcp_kv_pool", "Run the decode with --dcp-size 1: decode DCP under PD needs a model whose full attention is MLA "
+                  "(Kimi-Linear)."},
+  {"dcp_prefill_cp", "Run the prefill without attention context parallelism, or the decode with --dcp-size 1."},
+  {"dcp_topology", "Use --dcp-size 1 on the prefill, or the same --dcp-size on both sides."},
   {"dcp_backend_unsupported", "Run with --dcp-size 1, or use a backend with DCP-aware transfer (Mooncake, NIXL)."},
   {"transfer_failed", "Check the RDMA path between the two hosts (`pdcheck probe`, ibv_devinfo) and the peer's log."},
   {"pp_partition_invalid", "Give SGLANG_PP_LAYER_PARTITION one integer per pipeline stage (--pp-size of them) that "

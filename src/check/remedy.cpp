@@ -206,6 +206,7 @@ const std::map<std::string, std::vector<std::string>>& side_causes()
     {"startup-unified-memory", {"enable_unified_memory"}},
     {"startup-dcp-transfer", {"dcp_size"}},
     {"dcp-topology", {"dcp_size"}},
+    {"bootstrap-dcp-kv-pool", {"dcp_size"}},
     {"startup-backend-state", {"disaggregation_transfer_backend"}},
   };
   return k_causes;

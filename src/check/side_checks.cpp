@@ -36,13 +36,7 @@ Finding side_finding(const Side& side, RuleId rule, std::string message)
 /// Whether this side's backend transfers Mamba state in its SGLang version.
 bool backend_moves_state(const Side& side)
 {
-  const Profile& p = side.profile;
-  switch (side.args.transfer_backend) {
-  case TransferBackend::mooncake: return p.state_transfer;
-  case TransferBackend::nixl: return p.nixl_state;
-  case TransferBackend::mori: return p.mori_state;
-  default: return true; // ascend and fake are not modelled
-  }
+  return moves_mamba_state(side.profile, side.args.transfer_backend);
 }
 
 namespace {
@@ -102,8 +96,11 @@ void unified_memory_findings(const Side& side, std::vector<Finding>& out)
   }
 }
 
-// CommonKVManager._check_dcp_compat runs in every KV manager's constructor; only
-// Mooncake and NIXL declare a DCP-aware transfer path (PR #32837).
+// CommonKVManager._check_dcp_compat runs in every KV manager's constructor and
+// refuses DCP where the backend declares no DCP-aware transfer (Mori);
+// disaggregation/common/conn.py @ 0094505d. PR #32837 (@ 1024c1db) replaced it
+// with the DCP relayout and the decode checks of bootstrap_findings; what refuses
+// Mori there is not confirmed, so this text stays for every release.
 void dcp_findings(const Side& side, std::vector<Finding>& out)
 {
   const int dcp = side.args.dcp_size;
@@ -358,6 +355,71 @@ void model_confidence_findings(const Side& side, const model::Layout& layout, st
   }
 }
 
+// Decode context parallelism between PD peers, from PR #32837
+// (disaggregation/common/conn.py @ 1024c1db). DCP relays full-attention KV only:
+// the Mamba state keeps its attention-TP layout, so neither check touches it.
+bool dcp_pool_ok(const Side& side)
+{
+  return side.model.hybrid_mla; // is_mla_backend or is_hybrid_mla_backend of the side's own pool
+}
+
+// The decode's checks in try_ensure_parallel_info, after page size and KV dtype,
+// on its first request for a prefill (the prealloc loop does not catch them).
+void decode_dcp_findings(const Side& prefill, const Side& decode, std::vector<Finding>& out)
+{
+  const auto& d = decode.args;
+  if (!decode.profile.pd_decode_dcp || d.dcp_size <= 1) {
+    return;
+  }
+  if (!dcp_pool_ok(decode)) {
+    Finding f = bootstrap_finding(decode, RuleId::bootstrap_dcp_kv_pool,
+                                  fmt::format("decode --dcp-size {} on {}, whose full-attention KV pool is not MLA",
+                                              d.dcp_size, decode.model.architecture),
+                                  render_delivered(MessageId::dcp_kv_pool, {}));
+    f.evidence["dcp_size"] = d.dcp_size;
+    f.evidence["architecture"] = decode.model.architecture;
+    out.push_back(std::move(f));
+    return; // raised before the CP check
+  }
+  if (prefill.args.attn_cp_size != 1) {
+    Finding f = bootstrap_finding(
+      decode, RuleId::bootstrap_dcp_prefill_cp,
+      fmt::format("decode --dcp-size {} with prefill attention CP size {}", d.dcp_size, prefill.args.attn_cp_size),
+      render_delivered(MessageId::dcp_prefill_cp, {{"prefill_attn_cp_size", prefill.args.attn_cp_size}}));
+    f.evidence["dcp_size"] = d.dcp_size;
+    f.evidence["prefill_attn_cp_size"] = prefill.args.attn_cp_size;
+    out.push_back(std::move(f));
+  }
+}
+
+// Whether the prefill can relay its KV to the decode's DCP layout: equal sizes,
+// or prefill 1 -> decode N when the prefill's own pool is MLA
+// (CommonKVManager.requires_dcp_relayout, raised on the prefill when the decode's
+// registration arrives). A 1 -> N pair on a non-MLA pool never gets that far:
+// the decode refused first (decode_dcp_findings).
+void dcp_topology_findings(const Side& prefill, const Side& decode, std::vector<Finding>& out)
+{
+  const int p = prefill.args.dcp_size;
+  const int d = decode.args.dcp_size;
+  const bool relayout_checked = prefill.profile.pd_decode_dcp;
+  const bool decode_refused_first = decode.profile.pd_decode_dcp && d > 1 && !dcp_pool_ok(decode);
+  if (p == d || (p == 1 && (!relayout_checked || dcp_pool_ok(prefill) || decode_refused_first))) {
+    return;
+  }
+  Finding f = side_finding(relayout_checked ? prefill : decode, RuleId::dcp_topology,
+                           fmt::format("prefill --dcp-size {} cannot be relaid out to decode --dcp-size {}", p, d));
+  f.where = "prefill: DCP relayout of the KV transfer";
+  if (relayout_checked) {
+    f.runtime_error = render_delivered(MessageId::dcp_topology_unsupported, {{"prefill_dcp_size", p}, {"decode_dcp_size", d}});
+    f.where = prefill.args.transfer_backend == TransferBackend::nixl
+                ? "prefill: CommonKVManager.requires_dcp_relayout, from NixlKVManager._add_remote_peer"
+                : "prefill: CommonKVManager.requires_dcp_relayout, from the bootstrap thread (which it ends)";
+  }
+  f.evidence["prefill"] = p;
+  f.evidence["decode"] = d;
+  out.push_back(std::move(f));
+}
+
 } // namespace
 
 void side_findings(const Side& side, const model::Layout& layout, std::vector<Finding>& out)
@@ -432,6 +494,7 @@ void bootstrap_findings(const Side& prefill, const Side& decode, const model::La
     f.evidence["decode"] = d.kv_cache_dtype;
     out.push_back(std::move(f));
   }
+  decode_dcp_findings(prefill, decode, out);
   if (d.attn_cp_size != 1) {
     const std::string runtime =
       p.attn_cp_size == 1 ? render_delivered(MessageId::decode_attn_cp_size, {{"decode_attn_cp_size", d.attn_cp_size}})
@@ -440,15 +503,7 @@ void bootstrap_findings(const Side& prefill, const Side& decode, const model::La
                                     fmt::format("decode attention CP size {} is not 1", d.attn_cp_size), runtime,
                                     k_rank_mapping));
   }
-  if (p.dcp_size > 1 && d.dcp_size != p.dcp_size) {
-    Finding f = side_finding(decode, RuleId::dcp_topology,
-                             fmt::format("prefill --dcp-size {} cannot be relaid out to decode --dcp-size {}",
-                                         p.dcp_size, d.dcp_size));
-    f.where = "prefill: DCP relayout of the KV transfer";
-    f.evidence["prefill"] = p.dcp_size;
-    f.evidence["decode"] = d.dcp_size;
-    out.push_back(std::move(f));
-  }
+  dcp_topology_findings(prefill, decode, out);
   if (d.pp_size != p.pp_size && d.pp_size != 1) {
     Finding f = bootstrap_finding(
       decode, RuleId::bootstrap_pp_size, fmt::format("decode pp size {} is neither prefill pp size {} nor 1", d.pp_size, p.pp_size),

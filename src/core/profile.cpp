@@ -31,6 +31,8 @@ Profile no_state()
   p.mooncake_layout_check = false;
   p.pp_split = PpSplit::last_takes_remainder;
   p.mamba_dtype_env = false;
+  p.dsa_named_nsa = true;
+  p.mori_minimax_index_k = false;
   return p;
 }
 
@@ -53,6 +55,8 @@ Profile flat()
   p.mori_state = true;
   p.mooncake_slot_size_check = false;
   p.mooncake_layout_check = false;
+  p.dsa_named_nsa = true;           // mooncake/conn.py flat era: state_type in ["swa", "nsa"]
+  p.mori_minimax_index_k = false;
   return p;
 }
 
@@ -79,6 +83,7 @@ Profile v0_5_20()
   p.dim_rule = DimRule::slice_axis;
   p.drop_zero_size_entries = true;
   p.kda_single_conv = true;
+  p.pd_decode_dcp = true; // PR #32837 (merged 2026-07-30) is older than the tag
   // _validate_unified_peer_layout and registration frames 19-20 (PR #40500,
   // opened two days after the tag) are not in v0.5.20's mooncake/conn.py.
   p.unified_unequal_tp = false;
@@ -89,6 +94,7 @@ Profile after_v0_5_20()
 {
   Profile p = v0_5_20();
   p.unified_unequal_tp = true; // PR #40500, probably first released in 0.5.21
+  p.minimax_state_wording = true; // mooncake/conn.py @ 6d8ea7e3 (PR #39973's generation)
   return p;
 }
 
@@ -160,7 +166,11 @@ std::vector<Profile> build_table()
   v0510.aggregation_writer_fix = true;
   t.push_back(release(v0510, "0.5.10", "2026-04-05", "high", "#16056 merged before 2026-03-16; #22240 merged after the tag"));
   t.push_back(release(v0510, "0.5.10.post1", "2026-04-11", "medium", "release notes: only a flashinfer bump over v0.5.10"));
-  t.push_back(release(flat(), "0.5.11", "2026-05-06", "high", "#22240 (NIXL dims) merged 2026-04-07; #24932 opened after the tag; Mori state (#22665) medium"));
+  // Mori state stays on: #22665 merged 2026-05-08T23:07Z, two days after the
+  // tag, and no source says whether it was cherry-picked; the row says so.
+  t.push_back(release(flat(), "0.5.11", "2026-05-06", "medium",
+                      "#22240 (NIXL dims) merged 2026-04-07; #24932 opened after the tag; Mori state (#22665) merged "
+                      "2026-05-08, two days after the tag: included only if cherry-picked (not confirmed)"));
 
   Profile v0512 = components();
   v0512.conv_subgroup_slicing = false;
@@ -170,26 +180,36 @@ std::vector<Profile> build_table()
   v0512.mori_broken_pack = true;
   v0512.mooncake_slot_size_check = false;
   v0512.mooncake_layout_check = false;
+  v0512.dsa_named_nsa = true;          // #25821 (NSA -> DSA) opened 2026-05-19, after the tag
+  v0512.mori_minimax_index_k = false;  // #29756 merged 2026-07-02
   t.push_back(release(v0512, "0.5.12", "2026-05-16", "high", "issue #25698 / PR #25699 name v0.5.12 and #24932; Mori half-migrated (#26525)"));
   t.push_back(release(v0512, "0.5.12.post1", "2026-05-26", "high", "#26525 reproduced on v0.5.12.post1"));
   Profile v0513 = v0512;
   v0513.mori_broken_pack = false;
+  v0513.dsa_named_nsa = false; // #25821 most likely merged by 06-13
   t.push_back(release(v0513, "0.5.13", "2026-06-13", "high", "components by date; Mori fix #26539 (opened 05-28) probably included (low)"));
   t.push_back(release(v0513, "0.5.14", "2026-06-26", "high", "components by date"));
-  t.push_back(release(v0513, "0.5.15", "2026-07-09", "medium", "tag f63458b5 predates #30997 (~07-16) and #32270 (~07-24)"));
-  t.push_back(release(v0513, "0.5.15.post1", "2026-07-15", "medium", "as v0.5.15 unless #30997 was cherry-picked"));
-  Profile v0516 = v0513;
+  Profile v0515 = v0513;
+  v0515.mori_minimax_index_k = true; // #29756 merged 2026-07-02
+  t.push_back(release(v0515, "0.5.15", "2026-07-09", "medium", "tag f63458b5 predates #30997 (~07-16) and #32270 (~07-24)"));
+  t.push_back(release(v0515, "0.5.15.post1", "2026-07-15", "medium", "as v0.5.15 unless #30997 was cherry-picked"));
+  Profile v0516 = v0515;
   v0516.conv_subgroup_slicing = true;
   t.push_back(release(v0516, "0.5.16", "2026-07-25", "medium", "#30997 likely; #32270 (PP layer ids) probably not"));
   Profile v0517 = v0516;
   v0517.state_layer_ids = true;
-  t.push_back(release(v0517, "0.5.17", "2026-08-08", "medium", "#32270 (~07-24) likely; #33362 (unified memory PD, ~08-10) not yet"));
+  v0517.pd_decode_dcp = true;
+  t.push_back(release(v0517, "0.5.17", "2026-08-08", "medium",
+                      "#32270 (~07-24) and #32837 (PD decode DCP, merged 07-30) likely; #33362 (unified memory PD, ~08-10) not yet"));
   Profile v0518 = v0517;
   v0518.unified_memory = true;
   v0518.unified_memory_pd = true;
   v0518.mooncake_layout_check = true; // M9's text names --enable-unified-memory (#33362)
   t.push_back(release(v0518, "0.5.18", "2026-08-25", "medium", "PR #28229 comment: v0.5.18 exchanges layer ids; #33362 likely"));
-  t.push_back(release(components(), "0.5.19", "2026-09-07", "low", "components + PP + unified memory; v0.5.20 behaviours probably not yet"));
+  Profile v0519 = components();
+  v0519.pd_decode_dcp = true;
+  t.push_back(release(v0519, "0.5.19", "2026-09-07", "low",
+                      "components + PP + unified memory + PD decode DCP (#32837); v0.5.20 behaviours probably not yet"));
   t.push_back(release(v0_5_20(), "0.5.20", "2026-09-18", "high", "definition: memory_pool.py at v0.5.20"));
   t.push_back(release(after_v0_5_20(), "0.5.21", "2026-10-02", "low",
                       "v0.5.20 profile plus PR #40500 (unified unequal-TP layouts, frames 19-20), by date"));
@@ -311,6 +331,19 @@ const std::vector<Profile>& profiles()
 {
   static const std::vector<Profile> table = build_table();
   return table;
+}
+
+bool moves_mamba_state(const Profile& p, TransferBackend backend)
+{
+  switch (backend) {
+  case TransferBackend::mooncake: return p.state_transfer;
+  case TransferBackend::nixl: return p.nixl_state;
+  case TransferBackend::mori: return p.mori_state;
+  case TransferBackend::mooncake_tcp:
+  case TransferBackend::ascend:
+  case TransferBackend::fake: return true; // not modelled
+  }
+  return true;
 }
 
 std::vector<const Profile*> release_profiles()

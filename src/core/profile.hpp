@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/transfer_backend.hpp"
+
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,12 +56,21 @@ struct Profile
   bool mori_broken_pack = false;              ///< v0.5.12.x: Mori decode packs lists flat -> struct.error
   bool mooncake_slot_size_check = true;       ///< M11 "slot size mismatch" exists
   bool mooncake_layout_check = true;          ///< M9 "layouts differ ... no per-tensor dim metadata" exists
+  bool pd_decode_dcp = false;                 ///< #32837: decode DCP checks at bootstrap, prefill DCP relayout
+  bool dsa_named_nsa = false;                 ///< before #25821 (opened 2026-05-19) the DSA state is "nsa"
+  bool mori_minimax_index_k = true;           ///< #29756 (merged 2026-07-02): Mori's allow-list has minimax_index_k
+  bool minimax_state_wording = false;         ///< Mooncake's MiniMax texts say "state" (6d8ea7e3), not "sparse index"
   PpSplit pp_split = PpSplit::last_stages_one_extra;
   /// PR #18532: SSM dtype from flag > SGLANG_MAMBA_SSM_DTYPE > config > float32 and
   /// SGLANG_MAMBA_CONV_DTYPE honoured. Before it, ServerArgs overwrote the
   /// environment from --mamba-ssm-dtype (default float32) and conv was bfloat16.
   bool mamba_dtype_env = true;
 };
+
+/// Whether `backend` sends the Mamba state component in this profile (Mooncake
+/// #10912, NIXL #16229, Mori #22665); before that it moves the KV cache only.
+/// Backends pdcheck does not model (mooncake_tcp, ascend, fake) count as sending.
+bool moves_mamba_state(const Profile& p, TransferBackend backend);
 
 /// All named profiles and release rows, oldest first.
 const std::vector<Profile>& profiles();

@@ -21,11 +21,28 @@ std::string upper(std::string_view s)
   return out;
 }
 
+/// The component's value string in the prefill's release: DSA was "nsa" until
+/// PR #25821 renamed it (opened 2026-05-19).
+std::string value_of(const ExtraStateInput& in)
+{
+  return in.type == ExtraStateType::dsa && in.dsa_named_nsa ? "nsa" : std::string(extra_state_type_name(in.type));
+}
+
+/// A bare {st} of a StateType member in an f-string. StateType is a str-mixin
+/// Enum, so Python 3.10 and older print the value and 3.11 and newer
+/// "StateType.X"; the log line PR #29756 quotes ("unknown state_type=
+/// minimax_index_k") shows the value, so pdcheck renders that, for every backend
+/// alike. explain LOG reads either form.
+std::string bare_member(const ExtraStateInput& in)
+{
+  return value_of(in);
+}
+
 // The wording shared by Mooncake's maybe_send_extra and NIXL's (f-string with
 // st.upper(), so the value string upper-cased: c128_state -> C128_STATE).
-SglangError non_mla_tp_error(ExtraStateType t, const char* function)
+SglangError non_mla_tp_error(const ExtraStateInput& in, const char* function)
 {
-  return sglang_error(MessageId::extra_state_unequal_tp, {{"state_type", upper(extra_state_type_name(t))}}, function);
+  return sglang_error(MessageId::extra_state_unequal_tp, {{"state_type", upper(value_of(in))}}, function);
 }
 
 // MiniMax state: PP is checked first, and on the prefill's own pp size. `what`
@@ -47,7 +64,7 @@ std::optional<SglangError> minimax_error(const ExtraStateInput& in, bool unequal
 std::optional<SglangError> page_indexed_error(const ExtraStateInput& in, bool unequal_tp)
 {
   if (unequal_tp && !in.mla) {
-    return non_mla_tp_error(in.type, "maybe_send_extra");
+    return non_mla_tp_error(in, "maybe_send_extra");
   }
   return std::nullopt;
 }
@@ -62,7 +79,8 @@ std::optional<SglangError> mooncake_error(const ExtraStateInput& in, bool unequa
     return page_indexed_error(in, unequal_tp);
   case ExtraStateType::minimax_index_k:
   case ExtraStateType::minimax_dense_kv:
-    return minimax_error(in, unequal_tp, "state", "maybe_send_extra");
+    // "sparse index" at 0005973a (v0.5.20's generation), "state" at 6d8ea7e3.
+    return minimax_error(in, unequal_tp, in.minimax_state_wording ? "state" : "sparse index", "maybe_send_extra");
   }
   return std::nullopt;
 }
@@ -84,9 +102,13 @@ std::optional<SglangError> mori_error(const ExtraStateInput& in, bool unequal_tp
   case ExtraStateType::c128_state:
     return std::nullopt; // page-indexed copies; only index counts are checked
   case ExtraStateType::minimax_index_k:
+    if (!in.mori_minimax_index_k) {
+      // The allow-list was ("swa", "dsa", "swa_ring") until PR #29756.
+      return sglang_error(MessageId::unknown_state_type, {{"state_type", bare_member(in)}}, "send_state");
+    }
     return minimax_error(in, unequal_tp, "sparse index", "_send_swa_dsa_state");
   case ExtraStateType::minimax_dense_kv:
-    return sglang_error(MessageId::unknown_state_type, {{"state_type", extra_state_type_name(in.type)}}, "send_state");
+    return sglang_error(MessageId::unknown_state_type, {{"state_type", bare_member(in)}}, "send_state");
   }
   return std::nullopt;
 }
@@ -102,10 +124,7 @@ std::optional<SglangError> nixl_error(const ExtraStateInput& in, bool unequal_tp
   case ExtraStateType::minimax_index_k:
     return minimax_error(in, unequal_tp, "sparse index", "maybe_send_extra");
   case ExtraStateType::minimax_dense_kv:
-    // A bare {st} of a str-mixin Enum: Python 3.12+ renders the member name
-    // (3.11 and older render the value, see the rule's explanation).
-    return sglang_error(MessageId::nixl_state_type_unsupported, {{"state_type", "StateType.MINIMAX_DENSE_KV"}},
-                        "maybe_send_extra");
+    return sglang_error(MessageId::nixl_state_type_unsupported, {{"state_type", bare_member(in)}}, "maybe_send_extra");
   }
   return std::nullopt;
 }

@@ -24,6 +24,11 @@ struct ExtraStateInput
   int decode_attn_tp_size = 1;
   int prefill_pp_size = 1;
   bool mla = false; ///< is_mla_backend or is_hybrid_mla_backend on the prefill
+  // What the prefill's release says and knows (core/profile.hpp; the defaults
+  // are the newest modelled code).
+  bool dsa_named_nsa = false;           ///< before #25821 the DSA component is "nsa"
+  bool mori_minimax_index_k = true;     ///< Mori's allow-list has minimax_index_k (#29756)
+  bool minimax_state_wording = true;    ///< Mooncake says "MiniMax state", not "sparse index"
 };
 
 /// The exception the prefill backend raises for this component before sending it,

@@ -197,9 +197,9 @@ TEST_CASE("resolve_profile: more neighbours", "[profile]")
     REQUIRE(named.profile != nullptr);
     CHECK(named.assumption.empty());
     CHECK(mapping_confidence(named) == "definition");
-    const ProfileMatch exact = resolve_profile("v0.5.11");
+    const ProfileMatch exact = resolve_profile("v0.5.10");
     REQUIRE(exact.profile != nullptr);
-    CHECK(exact.profile->name == "0.5.11");
+    CHECK(exact.profile->name == "0.5.10");
     CHECK(exact.read_as.empty());
     CHECK(mapping_confidence(exact) == "high");
   }

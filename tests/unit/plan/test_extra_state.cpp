@@ -2,6 +2,7 @@
 // DCP startup/topology rules, with SGLang's exact texts (rendered from the
 // catalog with the expected values).
 #include "check/checker.hpp"
+#include "core/profile.hpp"
 #include "io/side_file.hpp"
 #include "plan/extra_state.hpp"
 
@@ -94,19 +95,65 @@ TEST_CASE("extra state: Mori checks TP for SWA only and does not know MiniMax de
         expected(MessageId::mori_swa_unequal_tp, {{"prefill_attn_tp_size", 4}, {"decode_attn_tp_size", 2}},
                  RuleId::extra_state_unequal_tp));
   CHECK(error_of(TransferBackend::mori, ExtraStateType::dsa, 4, 2).empty());
-  // Mori prints the state type's value (lower case).
+  // Mori prints the state type's value (lower case), as the log PR #29756 quotes does.
   CHECK(error_of(TransferBackend::mori, ExtraStateType::minimax_dense_kv, 2, 2) ==
         expected(MessageId::unknown_state_type, {{"state_type", "minimax_dense_kv"}}, RuleId::extra_state_unsupported));
 }
 
 TEST_CASE("extra state: NIXL refuses a state type it has no path for", "[plan][extra-state]")
 {
-  // NIXL prints the enum member itself (str(StateType.X)).
+  // A bare {st} of the StateType member, rendered as Mori's is: the value.
   CHECK(error_of(TransferBackend::nixl, ExtraStateType::minimax_dense_kv, 2, 2) ==
-        expected(MessageId::nixl_state_type_unsupported, {{"state_type", "StateType.MINIMAX_DENSE_KV"}},
+        expected(MessageId::nixl_state_type_unsupported, {{"state_type", "minimax_dense_kv"}},
                  RuleId::extra_state_unsupported));
   CHECK(error_of(TransferBackend::nixl, ExtraStateType::swa_ring, 2, 1) ==
         expected(MessageId::extra_state_unequal_tp, {{"state_type", "SWA_RING"}}, RuleId::extra_state_unequal_tp));
+}
+
+TEST_CASE("extra state: what a release says and knows", "[plan][extra-state]")
+{
+  plan::ExtraStateInput in;
+  in.prefill_attn_tp_size = 4;
+  in.decode_attn_tp_size = 2;
+  auto rendered = [&] {
+    const auto e = plan::extra_state_error(in);
+    return e ? e->rendered() : "";
+  };
+  // Before PR #25821 the DSA component was "nsa": st.upper() prints NSA.
+  in.type = ExtraStateType::dsa;
+  in.dsa_named_nsa = true;
+  CHECK(rendered() == render_delivered(MessageId::extra_state_unequal_tp, {{"state_type", "NSA"}}));
+  // Mori's allow-list was ("swa", "dsa", "swa_ring") until PR #29756.
+  in.backend = TransferBackend::mori;
+  in.type = ExtraStateType::minimax_index_k;
+  in.decode_attn_tp_size = 4;
+  in.mori_minimax_index_k = false;
+  CHECK(rendered() == render_delivered(MessageId::unknown_state_type, {{"state_type", "minimax_index_k"}}));
+  in.mori_minimax_index_k = true;
+  CHECK(rendered().empty());
+  // Mooncake says "sparse index" at 0005973a and "state" at 6d8ea7e3.
+  in.backend = TransferBackend::mooncake;
+  in.prefill_pp_size = 2;
+  in.minimax_state_wording = false;
+  CHECK(rendered() == render_delivered(MessageId::minimax_pp, {{"what", "sparse index"}}));
+}
+
+TEST_CASE("extra state: the release rows carry the state-type history", "[plan][extra-state][profiles]")
+{
+  // dsa_named_nsa: flat era and 0.5.12 (#25821 opened 2026-05-19); Mori's
+  // minimax_index_k from 0.5.15 (#29756 merged 2026-07-02); Mooncake's "state"
+  // wording after v0.5.20.
+  CHECK(find_profile("0.5.11")->dsa_named_nsa);
+  CHECK(find_profile("0.5.12.post1")->dsa_named_nsa);
+  CHECK_FALSE(find_profile("0.5.13")->dsa_named_nsa);
+  CHECK_FALSE(find_profile("0.5.14")->mori_minimax_index_k);
+  CHECK(find_profile("0.5.15")->mori_minimax_index_k);
+  CHECK_FALSE(find_profile("0.5.20")->minimax_state_wording);
+  CHECK(find_profile("0.5.21")->minimax_state_wording);
+  // Mori's state path (PR #22665) merged two days after 0.5.11's tag: the row
+  // keeps it and says it is not confirmed.
+  CHECK(find_profile("0.5.11")->confidence == "medium");
+  CHECK(find_profile("0.5.11")->evidence.find("not confirmed") != std::string::npos);
 }
 
 TEST_CASE("check::run_check: an SWA component fails every pair at unequal TP after Mamba passes", "[check][extra-state]")
