@@ -4,6 +4,7 @@
 #include "model/architectures.hpp"
 #include "model/catalog.hpp"
 #include "model/model_spec.hpp"
+#include "plan/transferability.hpp"
 #include "report/models_render.hpp"
 
 #include <nlohmann/json.hpp>
@@ -37,7 +38,8 @@ std::vector<report::ModelRow> catalog_rows()
 void install_models(CLI::App& app, CommandContext& ctx)
 {
   auto options = std::make_shared<ReportOptions>();
-  CLI::App* sub = app.add_subcommand("models", "List the built-in model catalog (real published config.json files) and every architecture pdcheck knows");
+  CLI::App* sub = app.add_subcommand("models", "List the built-in model catalog (real published config.json files), every architecture pdcheck knows and "
+                                               "which state each transfer backend moves");
   ReportFlags flags;
   flags.show_default_format = true;
   add_report_options(sub, *options, flags);
@@ -45,9 +47,9 @@ void install_models(CLI::App& app, CommandContext& ctx)
     const std::vector<report::ModelRow> rows = catalog_rows();
     const std::string revision(model::catalog_revision());
     if (options->format == "json") {
-      *ctx.out << report::models_to_json(rows, revision, model::architectures()).dump(2) << "\n";
+      *ctx.out << report::models_to_json(rows, revision, model::architectures(), plan::transferability()).dump(2) << "\n";
     } else {
-      *ctx.out << report::models_to_text(rows, revision, model::architectures());
+      *ctx.out << report::models_to_text(rows, revision, model::architectures(), plan::transferability());
     }
     ctx.verdict = Verdict::ok;
   });

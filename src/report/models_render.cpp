@@ -1,5 +1,7 @@
 #include "report/models_render.hpp"
 
+#include "sglang/state_type.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -47,10 +49,73 @@ std::string status_text(const model::Architecture& a)
   return a.reader == model::ConfigReader::refused ? "refused" : std::string(a.confidence);
 }
 
+std::string outcome_text(const plan::ComponentOutcome& o)
+{
+  return o.raised ? fmt::format("raises {} ({})", *o.raised, o.function) : "sends";
+}
+
+nlohmann::ordered_json outcome_json(const plan::ComponentOutcome& o)
+{
+  nlohmann::ordered_json j;
+  j["sends"] = !o.raised.has_value();
+  j["raised"] = o.raised ? nlohmann::ordered_json(*o.raised) : nlohmann::ordered_json();
+  j["function"] = o.raised ? nlohmann::ordered_json(o.function) : nlohmann::ordered_json();
+  return j;
+}
+
+std::string transfers_text(const plan::Transferability& t)
+{
+  std::string out = "\nMamba state transfer: the first release whose backend sends it (earlier releases move the KV cache "
+                    "only and leave the decode's state unwritten):\n";
+  for (const plan::MambaTransferStart& m : t.mamba) {
+    out += fmt::format("  {:<9} {} (PR {}, release row confidence {})\n", transfer_backend_name(m.backend),
+                       m.first_release.empty() ? "no modelled release" : m.first_release, m.pull_request,
+                       m.confidence.empty() ? "-" : m.confidence);
+  }
+  out += fmt::format("\nother state components (a side file's extra_state_types), as SGLang {} handles them on a "
+                     "non-MLA model; an MLA model passes the TP checks:\n",
+                     t.components_release);
+  for (const plan::ComponentTransfer& c : t.components) {
+    out += fmt::format("  {} on {}:\n    equal attention TP:   {}\n    unequal attention TP: {}\n    prefill PP 2:         {}\n",
+                       sglang::extra_state_type_name(c.type), transfer_backend_name(c.backend), outcome_text(c.equal_tp),
+                       outcome_text(c.unequal_tp), outcome_text(c.prefill_pp));
+  }
+  return out;
+}
+
+nlohmann::ordered_json transfers_json(const plan::Transferability& t)
+{
+  nlohmann::ordered_json mamba = nlohmann::ordered_json::array();
+  for (const plan::MambaTransferStart& m : t.mamba) {
+    nlohmann::ordered_json item;
+    item["backend"] = transfer_backend_name(m.backend);
+    item["first_release"] = m.first_release.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(m.first_release);
+    item["pull_request"] = m.pull_request;
+    item["confidence"] = m.confidence.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(m.confidence);
+    mamba.push_back(std::move(item));
+  }
+  nlohmann::ordered_json components = nlohmann::ordered_json::array();
+  for (const plan::ComponentTransfer& c : t.components) {
+    nlohmann::ordered_json item;
+    item["state_type"] = sglang::extra_state_type_name(c.type);
+    item["backend"] = transfer_backend_name(c.backend);
+    item["equal_attn_tp"] = outcome_json(c.equal_tp);
+    item["unequal_attn_tp"] = outcome_json(c.unequal_tp);
+    item["prefill_pp_2"] = outcome_json(c.prefill_pp);
+    components.push_back(std::move(item));
+  }
+  nlohmann::ordered_json j;
+  j["mamba"] = std::move(mamba);
+  j["components_release"] = t.components_release;
+  j["components"] = std::move(components);
+  return j;
+}
+
 } // namespace
 
 std::string models_to_text(const std::vector<ModelRow>& rows, const std::string& catalog_revision,
-                           const std::vector<model::Architecture>& architectures)
+                           const std::vector<model::Architecture>& architectures,
+                           const plan::Transferability& transfers)
 {
   std::vector<std::vector<std::string>> cells;
   for (const ModelRow& row : rows) {
@@ -83,11 +148,12 @@ std::string models_to_text(const std::vector<ModelRow>& rows, const std::string&
     }
     out += "\n";
   }
-  return out;
+  return out + transfers_text(transfers);
 }
 
 nlohmann::ordered_json models_to_json(const std::vector<ModelRow>& rows, const std::string& catalog_revision,
-                                      const std::vector<model::Architecture>& architectures)
+                                      const std::vector<model::Architecture>& architectures,
+                                      const plan::Transferability& transfers)
 {
   nlohmann::ordered_json models = nlohmann::ordered_json::array();
   for (const ModelRow& row : rows) {
@@ -120,6 +186,7 @@ nlohmann::ordered_json models_to_json(const std::vector<ModelRow>& rows, const s
     archs.push_back(std::move(item));
   }
   doc["architectures"] = std::move(archs);
+  doc["transfers"] = transfers_json(transfers);
   return doc;
 }
 

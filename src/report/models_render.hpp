@@ -3,6 +3,7 @@
 // `pdcheck models`: the built-in model catalog as a table or as JSON.
 
 #include "model/architectures.hpp"
+#include "plan/transferability.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -24,13 +25,16 @@ struct ModelRow
 };
 
 /// `pdcheck models --format json` (schemas/models.schema.json): the catalog,
-/// then every architecture pdcheck knows.
+/// every architecture pdcheck knows, then which state each backend transfers.
 nlohmann::ordered_json models_to_json(const std::vector<ModelRow>& rows, const std::string& catalog_revision,
-                                      const std::vector<model::Architecture>& architectures);
+                                      const std::vector<model::Architecture>& architectures,
+                                      const plan::Transferability& transfers);
 
 /// Text: one aligned row per model and each model's source; then one row per
-/// architecture, with what is not confirmed or why it is refused.
+/// architecture, with what is not confirmed or why it is refused; then which
+/// state each backend transfers.
 std::string models_to_text(const std::vector<ModelRow>& rows, const std::string& catalog_revision,
-                           const std::vector<model::Architecture>& architectures);
+                           const std::vector<model::Architecture>& architectures,
+                           const plan::Transferability& transfers);
 
 } // namespace pdcheck::report

@@ -1,5 +1,6 @@
 // `pdcheck models` from plain rows: aligned columns sized by the widest cell,
-// sources listed after the table, the catalog revision in both forms.
+// sources listed after the table, the catalog revision in both forms, and
+// which state each backend transfers.
 #include "report/models_render.hpp"
 
 #include <catch2/catch.hpp>
@@ -27,7 +28,7 @@ std::vector<model::Architecture> archs()
 
 TEST_CASE("models_to_text: a table, then each model's source", "[report]")
 {
-  CHECK(report::models_to_text(rows(), "r7", {}).rfind(
+  CHECK(report::models_to_text(rows(), "r7", {}, {}).rfind(
         "built-in model catalog, revision r7\n"
         "\n"
         "NAME           HF REPO           ARCHITECTURE       FAMILY  STATE LAYERS\n"
@@ -41,8 +42,9 @@ TEST_CASE("models_to_text: a table, then each model's source", "[report]")
 
 TEST_CASE("models_to_text: every architecture, its reader and confidence, then sources and reasons", "[report]")
 {
-  const std::string text = report::models_to_text({}, "r7", archs());
-  const std::string tail = text.substr(text.find("\narchitectures"));
+  const std::string text = report::models_to_text({}, "r7", archs(), {});
+  const std::size_t from = text.find("\narchitectures");
+  const std::string tail = text.substr(from, text.find("\nMamba state transfer") - from);
   CHECK(tail ==
         "\narchitectures (a config.json's architectures[0]; SGLang files under python/sglang/srt/):\n"
         "\n"
@@ -59,7 +61,7 @@ TEST_CASE("models_to_text: every architecture, its reader and confidence, then s
 
 TEST_CASE("models_to_json: the revision and one object per row, in order", "[report]")
 {
-  const auto j = report::models_to_json(rows(), "r7", archs());
+  const auto j = report::models_to_json(rows(), "r7", archs(), {});
   CHECK(j["catalog_revision"] == "r7");
   REQUIRE(j["models"].size() == 2);
   CHECK(j["models"][1] == nlohmann::ordered_json({{"name", "a-longer-name"},
@@ -83,4 +85,46 @@ TEST_CASE("models_to_json: the revision and one object per row, in order", "[rep
   CHECK(j["architectures"][2]["supported"] == false);
   CHECK(j["architectures"][2]["confidence"].is_null());
   CHECK(j["architectures"][2]["refusal"] == "never merged");
+}
+
+namespace {
+
+plan::Transferability transfers()
+{
+  plan::Transferability t;
+  t.mamba = {{TransferBackend::mooncake, "0.5.3.post3", "#10912", "high"}, {TransferBackend::mori, "", "#22665", ""}};
+  t.components_release = "0.5.23";
+  plan::ComponentTransfer swa;
+  swa.type = sglang::ExtraStateType::swa;
+  swa.backend = TransferBackend::nixl;
+  swa.unequal_tp = {"RuntimeError: no", "maybe_send_extra"};
+  t.components = {swa};
+  return t;
+}
+
+} // namespace
+
+TEST_CASE("models_to_text: which state each backend transfers comes last", "[report]")
+{
+  const std::string text = report::models_to_text({}, "r7", {}, transfers());
+  CHECK(text.substr(text.find("\nMamba state transfer")) ==
+        "\nMamba state transfer: the first release whose backend sends it (earlier releases move the KV cache only and "
+        "leave the decode's state unwritten):\n"
+        "  mooncake  0.5.3.post3 (PR #10912, release row confidence high)\n"
+        "  mori      no modelled release (PR #22665, release row confidence -)\n"
+        "\n"
+        "other state components (a side file's extra_state_types), as SGLang 0.5.23 handles them on a non-MLA model; an "
+        "MLA model passes the TP checks:\n"
+        "  swa on nixl:\n"
+        "    equal attention TP:   sends\n"
+        "    unequal attention TP: raises RuntimeError: no (maybe_send_extra)\n"
+        "    prefill PP 2:         sends\n");
+  const auto j = report::models_to_json({}, "r7", {}, transfers())["transfers"];
+  CHECK(j["mamba"][1] == nlohmann::ordered_json({{"backend", "mori"},
+                                                 {"first_release", nullptr},
+                                                 {"pull_request", "#22665"},
+                                                 {"confidence", nullptr}}));
+  CHECK(j["components"][0]["unequal_attn_tp"] ==
+        nlohmann::ordered_json({{"sends", false}, {"raised", "RuntimeError: no"}, {"function", "maybe_send_extra"}}));
+  CHECK(j["components"][0]["equal_attn_tp"]["sends"] == true);
 }
