@@ -3,42 +3,23 @@
 // the decode's two checks in try_ensure_parallel_info, the prefill's
 // requires_dcp_relayout, and the Mamba state that DCP leaves alone. SGLang's
 // texts are rendered from the catalog with hand-computed values.
-#include "check/checker.hpp"
-#include "io/side_file.hpp"
 #include "model/layout.hpp"
 #include "sglang/side_layout.hpp"
+
+#include "../../support/checker_cases.hpp"
 
 #include <catch2/catch.hpp>
 
 using namespace pdcheck;
+using test::with_rule;
 
 namespace {
-
-sglang::Side side(sglang::Role role, const std::string& args, const std::string& model,
-                  const std::string& release = "0.5.20")
-{
-  const std::string mode = role == sglang::Role::prefill ? " --disaggregation-mode prefill" : " --disaggregation-mode decode";
-  return io::side_from_args(role, args + mode, model, release, {}, "test");
-}
 
 check::CheckResult check_pair(const std::string& prefill_args, const std::string& decode_args, const std::string& model,
                               const std::string& release = "0.5.20")
 {
-  check::CheckInput in;
-  in.prefill = side(sglang::Role::prefill, prefill_args, model, release);
-  in.decode = side(sglang::Role::decode, decode_args, model, release);
-  return check::run_check(in);
-}
-
-std::vector<Finding> with_rule(const check::CheckResult& r, const std::string& rule)
-{
-  std::vector<Finding> out;
-  for (const Finding& f : r.findings) {
-    if (f.rule == rule) {
-      out.push_back(f);
-    }
-  }
-  return out;
+  return test::check_pair(test::side(sglang::Role::prefill, prefill_args, release, model),
+                          test::side(sglang::Role::decode, decode_args, release, model));
 }
 
 const std::string k_qwen = "qwen3-next-80b-a3b"; // GDN + gated full attention: an MHA/GQA pool
@@ -52,11 +33,11 @@ TEST_CASE("decode DCP on a non-MLA hybrid: the decode refuses on its first reque
   const auto r = check_pair("--tp 2", "--tp 2 --dcp-size 2", k_qwen);
   const auto found = with_rule(r, "bootstrap-dcp-kv-pool");
   REQUIRE(found.size() == 1);
-  CHECK(found[0].severity == Severity::error);
-  CHECK(found[0].side == "decode");
-  CHECK(*found[0].runtime_error == render_delivered(MessageId::dcp_kv_pool, {}));
-  CHECK(found[0].where == "decode: CommonKVManager.try_ensure_parallel_info (disaggregation/common/conn.py)");
-  CHECK(found[0].message == "decode --dcp-size 2 on Qwen3NextForCausalLM, whose full-attention KV pool is not MLA");
+  CHECK(found[0]->severity == Severity::error);
+  CHECK(found[0]->side == "decode");
+  CHECK(*found[0]->runtime_error == render_delivered(MessageId::dcp_kv_pool, {}));
+  CHECK(found[0]->where == "decode: CommonKVManager.try_ensure_parallel_info (disaggregation/common/conn.py)");
+  CHECK(found[0]->message == "decode --dcp-size 2 on Qwen3NextForCausalLM, whose full-attention KV pool is not MLA");
   // The decode raised before it registered: the prefill never sees a DCP size,
   // and no transfer is planned.
   CHECK(with_rule(r, "dcp-topology").empty());
@@ -80,9 +61,9 @@ TEST_CASE("decode DCP with a prefill running attention CP: the decode refuses wi
   const auto r = check_pair("--tp 4 --attn-cp-size 2", "--tp 2 --dcp-size 2", k_kimi);
   const auto found = with_rule(r, "bootstrap-dcp-prefill-cp");
   REQUIRE(found.size() == 1);
-  CHECK(found[0].side == "decode");
-  CHECK(*found[0].runtime_error == render_delivered(MessageId::dcp_prefill_cp, {{"prefill_attn_cp_size", 2}}));
-  CHECK(found[0].message == "decode --dcp-size 2 with prefill attention CP size 2");
+  CHECK(found[0]->side == "decode");
+  CHECK(*found[0]->runtime_error == render_delivered(MessageId::dcp_prefill_cp, {{"prefill_attn_cp_size", 2}}));
+  CHECK(found[0]->message == "decode --dcp-size 2 with prefill attention CP size 2");
   // On a non-MLA model the pool check comes first, and only it is reported.
   const auto qwen = check_pair("--tp 4 --attn-cp-size 2", "--tp 2 --dcp-size 2", k_qwen);
   CHECK(with_rule(qwen, "bootstrap-dcp-kv-pool").size() == 1);
@@ -95,18 +76,18 @@ TEST_CASE("DCP topology: the prefill raises in requires_dcp_relayout for sizes i
   const auto r = check_pair("--tp 4 --dcp-size 2", "--tp 4 --dcp-size 4", k_kimi);
   const auto found = with_rule(r, "dcp-topology");
   REQUIRE(found.size() == 1);
-  CHECK(found[0].side == "prefill");
-  CHECK(*found[0].runtime_error ==
+  CHECK(found[0]->side == "prefill");
+  CHECK(*found[0]->runtime_error ==
         render_delivered(MessageId::dcp_topology_unsupported, {{"prefill_dcp_size", 2}, {"decode_dcp_size", 4}}));
-  CHECK(found[0].where == "prefill: CommonKVManager.requires_dcp_relayout, from the bootstrap thread (which it ends)");
+  CHECK(found[0]->where == "prefill: CommonKVManager.requires_dcp_relayout, from the bootstrap thread (which it ends)");
   // NIXL calls it when it adds the decode as a remote peer.
-  const auto nixl = with_rule(check_pair("--tp 4 --dcp-size 2 --disaggregation-transfer-backend nixl",
-                                         "--tp 4 --dcp-size 1 --disaggregation-transfer-backend nixl", k_kimi),
-                              "dcp-topology");
+  const auto nixl_result = check_pair("--tp 4 --dcp-size 2 --disaggregation-transfer-backend nixl",
+                                      "--tp 4 --dcp-size 1 --disaggregation-transfer-backend nixl", k_kimi);
+  const auto nixl = with_rule(nixl_result, "dcp-topology");
   REQUIRE(nixl.size() == 1);
-  CHECK(*nixl[0].runtime_error ==
+  CHECK(*nixl[0]->runtime_error ==
         render_delivered(MessageId::dcp_topology_unsupported, {{"prefill_dcp_size", 2}, {"decode_dcp_size", 1}}));
-  CHECK(nixl[0].where == "prefill: CommonKVManager.requires_dcp_relayout, from NixlKVManager._add_remote_peer");
+  CHECK(nixl[0]->where == "prefill: CommonKVManager.requires_dcp_relayout, from NixlKVManager._add_remote_peer");
   // Equal sizes need no relayout.
   CHECK(with_rule(check_pair("--tp 4 --dcp-size 2", "--tp 4 --dcp-size 2", k_kimi), "dcp-topology").empty());
 }
@@ -117,10 +98,11 @@ TEST_CASE("DCP before PR #32837: no decode check at bootstrap, and the old topol
   // 0.5.16 (2026-07-25) predates the PR's merge (2026-07-30).
   const auto r = check_pair("--tp 2", "--tp 2 --dcp-size 2", k_qwen, "0.5.16");
   CHECK(with_rule(r, "bootstrap-dcp-kv-pool").empty());
-  const auto old = with_rule(check_pair("--tp 2 --dcp-size 2", "--tp 2", k_qwen, "0.5.16"), "dcp-topology");
+  const auto old_result = check_pair("--tp 2 --dcp-size 2", "--tp 2", k_qwen, "0.5.16");
+  const auto old = with_rule(old_result, "dcp-topology");
   REQUIRE(old.size() == 1);
-  CHECK(old[0].side == "decode");
-  CHECK_FALSE(old[0].runtime_error.has_value());
+  CHECK(old[0]->side == "decode");
+  CHECK_FALSE(old[0]->runtime_error.has_value());
   // 0.5.17 (2026-08-08) is the first release row after it.
   CHECK(with_rule(check_pair("--tp 2", "--tp 2 --dcp-size 2", k_qwen, "0.5.17"), "bootstrap-dcp-kv-pool").size() == 1);
 }
@@ -129,8 +111,11 @@ TEST_CASE("DCP leaves the Mamba state alone: item lengths and dims follow attent
 {
   // Kimi-Linear at TP 4: DCP relays full-attention KV tokens to rank-owned slots;
   // the KDA state registered per rank is the same with and without it.
-  const auto plain = model::compute_layout(sglang::layout_input(side(sglang::Role::decode, "--tp 4", k_kimi)));
-  const auto dcp = model::compute_layout(sglang::layout_input(side(sglang::Role::decode, "--tp 4 --dcp-size 4", k_kimi)));
+  const auto decode = [](const std::string& args) {
+    return model::compute_layout(sglang::layout_input(test::side(sglang::Role::decode, args, "0.5.20", k_kimi)));
+  };
+  const auto plain = decode("--tp 4");
+  const auto dcp = decode("--tp 4 --dcp-size 4");
   REQUIRE(plain.ranks.size() == 4);
   REQUIRE(dcp.ranks.size() == 4);
   CHECK(dcp.attn_tp_size == 4);
