@@ -327,10 +327,13 @@ CheckResult check(const CheckInput& input, Depth depth)
   }
   bootstrap_findings(prefill, decode, result.prefill_layout, result.decode_layout, out);
   const bool bootstrap_refused = std::any_of(out.begin(), out.end(), [](const Finding& f) {
-    return f.kind == FindingKind::bootstrap && f.severity == Severity::error;
+    return (f.kind == FindingKind::bootstrap && f.severity == Severity::error) ||
+           (f.rule == rule_id(RuleId::dcp_topology) && f.runtime_error);
   });
   if (bootstrap_refused) {
-    return result; // the decode raises before it registers: nothing is transferred
+    // The decode raises before it registers, or the prefill raises when the
+    // registration arrives (requires_dcp_relayout): nothing is transferred.
+    return result;
   }
 
   const int p_tp = result.prefill_layout.attn_tp_size;

@@ -98,14 +98,16 @@ void unified_memory_findings(const Side& side, std::vector<Finding>& out)
 
 // CommonKVManager._check_dcp_compat runs in every KV manager's constructor and
 // refuses DCP where the backend declares no DCP-aware transfer (Mori);
-// disaggregation/common/conn.py @ 0094505d. PR #32837 (@ 1024c1db) replaced it
-// with the DCP relayout and the decode checks of bootstrap_findings; what refuses
-// Mori there is not confirmed, so this text stays for every release.
+// disaggregation/common/conn.py @ 0094505d. PR #32837 (@ 1024c1db) removed it:
+// from then on a prefill with DCP is only warned (pd_disaggregation_hook.py @
+// 00e1106f), and what refuses a Mori decode there (that hook's ValueError) is
+// not confirmed for any release, so the decode keeps this text, marked so.
 void dcp_findings(const Side& side, std::vector<Finding>& out)
 {
   const int dcp = side.args.dcp_size;
   if (dcp <= 1 || side.args.disaggregation_mode == sglang::DisaggregationMode::null ||
-      side.args.transfer_backend != TransferBackend::mori) {
+      side.args.transfer_backend != TransferBackend::mori ||
+      (side.profile.pd_decode_dcp && side.role == Role::prefill)) {
     return;
   }
   Finding f = side_finding(side, RuleId::startup_dcp_transfer,
@@ -115,6 +117,9 @@ void dcp_findings(const Side& side, std::vector<Finding>& out)
                         sglang::role_name(side.role));
   f.evidence["dcp_size"] = dcp;
   f.evidence["backend"] = backend_name(side.args.transfer_backend);
+  if (side.profile.pd_decode_dcp) {
+    f.evidence["confidence"] = "unconfirmed";
+  }
   out.push_back(std::move(f));
 }
 
@@ -395,28 +400,34 @@ void decode_dcp_findings(const Side& prefill, const Side& decode, std::vector<Fi
 // Whether the prefill can relay its KV to the decode's DCP layout: equal sizes,
 // or prefill 1 -> decode N when the prefill's own pool is MLA
 // (CommonKVManager.requires_dcp_relayout, raised on the prefill when the decode's
-// registration arrives). A 1 -> N pair on a non-MLA pool never gets that far:
-// the decode refused first (decode_dcp_findings).
+// registration arrives). A decode that refused first (decode_dcp_findings)
+// never registers; a decode before the PR sends no DCP size, which the prefill
+// reads as 1.
 void dcp_topology_findings(const Side& prefill, const Side& decode, std::vector<Finding>& out)
 {
-  const int p = prefill.args.dcp_size;
-  const int d = decode.args.dcp_size;
   const bool relayout_checked = prefill.profile.pd_decode_dcp;
-  const bool decode_refused_first = decode.profile.pd_decode_dcp && d > 1 && !dcp_pool_ok(decode);
-  if (p == d || (p == 1 && (!relayout_checked || dcp_pool_ok(prefill) || decode_refused_first))) {
+  const int p = prefill.args.dcp_size;
+  const int d = relayout_checked && !decode.profile.pd_decode_dcp ? 1 : decode.args.dcp_size;
+  const bool decode_refused_first = decode.profile.pd_decode_dcp && decode.args.dcp_size > 1 &&
+                                    (!dcp_pool_ok(decode) || prefill.args.attn_cp_size != 1);
+  if (p == d || decode_refused_first || (p == 1 && (!relayout_checked || dcp_pool_ok(prefill)))) {
     return;
   }
   Finding f = side_finding(relayout_checked ? prefill : decode, RuleId::dcp_topology,
-                           fmt::format("prefill --dcp-size {} cannot be relaid out to decode --dcp-size {}", p, d));
+                           fmt::format("prefill --dcp-size {} cannot be relaid out to decode --dcp-size {}", p,
+                                       decode.args.dcp_size));
   f.where = "prefill: DCP relayout of the KV transfer";
   if (relayout_checked) {
     f.runtime_error = render_delivered(MessageId::dcp_topology_unsupported, {{"prefill_dcp_size", p}, {"decode_dcp_size", d}});
     f.where = prefill.args.transfer_backend == TransferBackend::nixl
                 ? "prefill: CommonKVManager.requires_dcp_relayout, from NixlKVManager._add_remote_peer"
                 : "prefill: CommonKVManager.requires_dcp_relayout, from the bootstrap thread (which it ends)";
+    if (d != decode.args.dcp_size) {
+      f.message += fmt::format(" (decode SGLang {} sends no DCP size: the prefill reads 1)", decode.profile.name);
+    }
   }
   f.evidence["prefill"] = p;
-  f.evidence["decode"] = d;
+  f.evidence["decode"] = decode.args.dcp_size;
   out.push_back(std::move(f));
 }
 

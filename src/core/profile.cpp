@@ -73,6 +73,7 @@ Profile components()
   p.nixl_dims = true;
   p.mori_state = true;
   p.mooncake_slot_size_check = true;
+  p.pd_decode_dcp = true; // #32837 (opened 2026-07-30) comes before #33362 (~08-10), which this profile has
   return p;
 }
 
@@ -83,7 +84,6 @@ Profile v0_5_20()
   p.dim_rule = DimRule::slice_axis;
   p.drop_zero_size_entries = true;
   p.kda_single_conv = true;
-  p.pd_decode_dcp = true; // PR #32837 (merged 2026-07-30) is older than the tag
   // _validate_unified_peer_layout and registration frames 19-20 (PR #40500,
   // opened two days after the tag) are not in v0.5.20's mooncake/conn.py.
   p.unified_unequal_tp = false;
@@ -182,12 +182,15 @@ std::vector<Profile> build_table()
   v0512.mooncake_layout_check = false;
   v0512.dsa_named_nsa = true;          // #25821 (NSA -> DSA) opened 2026-05-19, after the tag
   v0512.mori_minimax_index_k = false;  // #29756 merged 2026-07-02
+  v0512.pd_decode_dcp = false;         // #32837 opened 2026-07-30
   t.push_back(release(v0512, "0.5.12", "2026-05-16", "high", "issue #25698 / PR #25699 name v0.5.12 and #24932; Mori half-migrated (#26525)"));
   t.push_back(release(v0512, "0.5.12.post1", "2026-05-26", "high", "#26525 reproduced on v0.5.12.post1"));
   Profile v0513 = v0512;
   v0513.mori_broken_pack = false;
-  v0513.dsa_named_nsa = false; // #25821 most likely merged by 06-13
-  t.push_back(release(v0513, "0.5.13", "2026-06-13", "high", "components by date; Mori fix #26539 (opened 05-28) probably included (low)"));
+  v0513.dsa_named_nsa = false; // #25821 (opened 05-19) assumed merged by the tag
+  t.push_back(release(v0513, "0.5.13", "2026-06-13", "high",
+                      "components by date; Mori fix #26539 (opened 05-28) probably included (low); NSA -> DSA "
+                      "rename #25821 (opened 05-19) assumed included (not confirmed)"));
   t.push_back(release(v0513, "0.5.14", "2026-06-26", "high", "components by date"));
   Profile v0515 = v0513;
   v0515.mori_minimax_index_k = true; // #29756 merged 2026-07-02
@@ -200,15 +203,13 @@ std::vector<Profile> build_table()
   v0517.state_layer_ids = true;
   v0517.pd_decode_dcp = true;
   t.push_back(release(v0517, "0.5.17", "2026-08-08", "medium",
-                      "#32270 (~07-24) and #32837 (PD decode DCP, merged 07-30) likely; #33362 (unified memory PD, ~08-10) not yet"));
+                      "#32270 (~07-24) and #32837 (PD decode DCP, opened 07-30) likely; #33362 (unified memory PD, ~08-10) not yet"));
   Profile v0518 = v0517;
   v0518.unified_memory = true;
   v0518.unified_memory_pd = true;
   v0518.mooncake_layout_check = true; // M9's text names --enable-unified-memory (#33362)
   t.push_back(release(v0518, "0.5.18", "2026-08-25", "medium", "PR #28229 comment: v0.5.18 exchanges layer ids; #33362 likely"));
-  Profile v0519 = components();
-  v0519.pd_decode_dcp = true;
-  t.push_back(release(v0519, "0.5.19", "2026-09-07", "low",
+  t.push_back(release(components(), "0.5.19", "2026-09-07", "low",
                       "components + PP + unified memory + PD decode DCP (#32837); v0.5.20 behaviours probably not yet"));
   t.push_back(release(v0_5_20(), "0.5.20", "2026-09-18", "high", "definition: memory_pool.py at v0.5.20"));
   t.push_back(release(after_v0_5_20(), "0.5.21", "2026-10-02", "low",

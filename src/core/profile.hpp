@@ -56,7 +56,7 @@ struct Profile
   bool mori_broken_pack = false;              ///< v0.5.12.x: Mori decode packs lists flat -> struct.error
   bool mooncake_slot_size_check = true;       ///< M11 "slot size mismatch" exists
   bool mooncake_layout_check = true;          ///< M9 "layouts differ ... no per-tensor dim metadata" exists
-  bool pd_decode_dcp = false;                 ///< #32837: decode DCP checks at bootstrap, prefill DCP relayout
+  bool pd_decode_dcp = false;                 ///< #32837 (opened 2026-07-30): decode DCP checks at bootstrap, prefill DCP relayout
   bool dsa_named_nsa = false;                 ///< before #25821 (opened 2026-05-19) the DSA state is "nsa"
   bool mori_minimax_index_k = true;           ///< #29756 (merged 2026-07-02): Mori's allow-list has minimax_index_k
   bool minimax_state_wording = false;         ///< Mooncake's MiniMax texts say "state" (6d8ea7e3), not "sparse index"

@@ -67,6 +67,10 @@ nlohmann::ordered_json profile_to_json(const Profile& p)
   j["pp_split"] = p.pp_split == PpSplit::last_takes_remainder ? "last_takes_remainder" : "last_stages_one_extra";
   j["mamba_dtype_env"] = p.mamba_dtype_env;
   j["unified_memory"] = p.unified_memory;
+  j["pd_decode_dcp"] = p.pd_decode_dcp;
+  j["dsa_named_nsa"] = p.dsa_named_nsa;
+  j["mori_minimax_index_k"] = p.mori_minimax_index_k;
+  j["minimax_state_wording"] = p.minimax_state_wording;
   return j;
 }
 

@@ -73,7 +73,8 @@ std::string transfers_text(const plan::Transferability& t)
                        m.confidence.empty() ? "-" : m.confidence);
   }
   out += fmt::format("\nother state components (a side file's extra_state_types), as SGLang {} handles them on a "
-                     "non-MLA model; an MLA model passes the TP checks:\n",
+                     "non-MLA model; an MLA model passes the TP checks; \"sends\" means SGLang raises nothing (pdcheck "
+                     "simulates the bytes of the Mamba component only):\n",
                      t.components_release);
   for (const plan::ComponentTransfer& c : t.components) {
     out += fmt::format("  {} on {}:\n    equal attention TP:   {}\n    unequal attention TP: {}\n    prefill PP 2:         {}\n",

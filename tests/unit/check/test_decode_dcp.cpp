@@ -90,12 +90,46 @@ TEST_CASE("DCP topology: the prefill raises in requires_dcp_relayout for sizes i
   CHECK(nixl[0]->where == "prefill: CommonKVManager.requires_dcp_relayout, from NixlKVManager._add_remote_peer");
   // Equal sizes need no relayout.
   CHECK(with_rule(check_pair("--tp 4 --dcp-size 2", "--tp 4 --dcp-size 2", k_kimi), "dcp-topology").empty());
+  // The prefill's RuntimeError ends its bootstrap thread: no registration is
+  // taken, so no transfer is planned.
+  CHECK(r.pairs.empty());
+  // A decode that refused first never registers: no prefill text for it.
+  const auto refused = check_pair("--tp 4 --dcp-size 2", "--tp 4 --dcp-size 4", k_qwen);
+  CHECK(with_rule(refused, "bootstrap-dcp-kv-pool").size() == 1);
+  CHECK(with_rule(refused, "dcp-topology").empty());
+}
+
+TEST_CASE("DCP topology with a decode from before PR #32837: the prefill reads DCP size 1", "[check][dcp]")
+{
+  // A 0.5.16 decode registers no DCP frames; the 0.5.20 prefill with DCP 2
+  // compares 2 with the default 1.
+  check::CheckInput in;
+  in.prefill = test::side(sglang::Role::prefill, "--tp 4 --dcp-size 2", "0.5.20", k_kimi);
+  in.decode = test::side(sglang::Role::decode, "--tp 4 --dcp-size 2", "0.5.16", k_kimi);
+  const auto r = check::run_check(in);
+  const auto found = with_rule(r, "dcp-topology");
+  REQUIRE(found.size() == 1);
+  CHECK(*found[0]->runtime_error ==
+        render_delivered(MessageId::dcp_topology_unsupported, {{"prefill_dcp_size", 2}, {"decode_dcp_size", 1}}));
+  CHECK(found[0]->message == "prefill --dcp-size 2 cannot be relaid out to decode --dcp-size 2 (decode SGLang 0.5.16 "
+                             "sends no DCP size: the prefill reads 1)");
+}
+
+TEST_CASE("DCP with Mori from PR #32837 on: the prefill is only warned, the decode's refusal is unconfirmed",
+          "[check][dcp]")
+{
+  const auto r = check_pair("--tp 2 --dcp-size 2 --disaggregation-transfer-backend mori",
+                            "--tp 2 --dcp-size 2 --disaggregation-transfer-backend mori", k_kimi);
+  const auto found = with_rule(r, "startup-dcp-transfer");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->side == "decode");
+  CHECK(found[0]->evidence.at("confidence") == "unconfirmed");
 }
 
 TEST_CASE("DCP before PR #32837: no decode check at bootstrap, and the old topology finding has no SGLang text",
           "[check][dcp]")
 {
-  // 0.5.16 (2026-07-25) predates the PR's merge (2026-07-30).
+  // 0.5.16 (2026-07-25) predates the PR (opened 2026-07-30).
   const auto r = check_pair("--tp 2", "--tp 2 --dcp-size 2", k_qwen, "0.5.16");
   CHECK(with_rule(r, "bootstrap-dcp-kv-pool").empty());
   const auto old_result = check_pair("--tp 2 --dcp-size 2", "--tp 2", k_qwen, "0.5.16");

@@ -201,7 +201,9 @@ TEST_CASE("check::run_check: DCP topologies without a relayout are findings", "[
   const auto n_to_1 = topology("2", "1");
   REQUIRE(n_to_1.size() == 1);
   CHECK(n_to_1[0].message == "prefill --dcp-size 2 cannot be relaid out to decode --dcp-size 1");
-  CHECK(topology("2", "4").size() == 1);
+  // Decode DCP 4 on this GQA model: the decode refuses first (bootstrap-dcp-kv-pool)
+  // and never registers, so the prefill's relayout check is not reached.
+  CHECK(topology("2", "4").empty());
   CHECK(findings_with(check::run_check([] {
                         check::CheckInput in;
                         in.prefill = side(sglang::Role::prefill, "--tp 2 --dcp-size 2");
