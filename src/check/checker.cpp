@@ -120,9 +120,7 @@ std::optional<plan::SglangError> extra_state_error(const Side& prefill, int p_tp
     in.decode_attn_tp_size = d_tp;
     in.prefill_pp_size = p_pp;
     in.mla = prefill.model.hybrid_mla;
-    in.dsa_named_nsa = prefill.profile.dsa_named_nsa;
-    in.mori_minimax_index_k = prefill.profile.mori_minimax_index_k;
-    in.minimax_state_wording = prefill.profile.minimax_state_wording;
+    plan::set_release_flags(in, prefill.profile);
     if (auto e = plan::extra_state_error(in)) {
       return e;
     }

@@ -131,6 +131,13 @@ std::optional<SglangError> nixl_error(const ExtraStateInput& in, bool unequal_tp
 
 } // namespace
 
+void set_release_flags(ExtraStateInput& in, const Profile& prefill_profile)
+{
+  in.dsa_named_nsa = prefill_profile.dsa_named_nsa;
+  in.mori_minimax_index_k = prefill_profile.mori_minimax_index_k;
+  in.minimax_state_wording = prefill_profile.minimax_state_wording;
+}
+
 std::optional<SglangError> extra_state_error(const ExtraStateInput& in)
 {
   const bool unequal_tp = in.prefill_attn_tp_size != in.decode_attn_tp_size;

@@ -7,6 +7,7 @@
 // models, PP for MiniMax state, and state types a backend does not know
 // (sglang-pd-wire-and-checks.md §4.1 M14/M18, §4.2, §4.3 N-4..N-6).
 
+#include "core/profile.hpp"
 #include "plan/sglang_utils.hpp"
 #include "sglang/server_args.hpp"
 #include "sglang/state_type.hpp"
@@ -30,6 +31,9 @@ struct ExtraStateInput
   bool mori_minimax_index_k = true;     ///< Mori's allow-list has minimax_index_k (#29756)
   bool minimax_state_wording = true;    ///< Mooncake says "MiniMax state", not "sparse index"
 };
+
+/// Sets what `in` takes from the prefill's release row.
+void set_release_flags(ExtraStateInput& in, const Profile& prefill_profile);
 
 /// The exception the prefill backend raises for this component before sending it,
 /// or nullopt when the component passes these limits.

@@ -64,9 +64,7 @@ Transferability transferability()
       in.backend = row.backend;
       in.type = *sglang::parse_extra_state_type(name);
       in.mla = false; // a non-MLA model: MLA ones pass the TP checks
-      in.dsa_named_nsa = newest.dsa_named_nsa;
-      in.mori_minimax_index_k = newest.mori_minimax_index_k;
-      in.minimax_state_wording = newest.minimax_state_wording;
+      set_release_flags(in, newest);
       t.components.push_back(ComponentTransfer{in.type, row.backend, outcome(in, 2, 2, 1), outcome(in, 4, 2, 1),
                                                outcome(in, 2, 2, 2)});
     }
