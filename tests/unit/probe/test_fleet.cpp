@@ -9,6 +9,7 @@
 #include "report/fleet_probe_render.hpp"
 
 #include "../../support/error_of.hpp"
+#include "../../support/test_data.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -242,7 +243,7 @@ namespace {
 sglang::Side fleet_side(sglang::Role role)
 {
   const std::string mode = role == sglang::Role::prefill ? "prefill" : "decode";
-  return io::side_from_args(role, "--tp 1 --disaggregation-mode " + mode, "falcon-h1-1.5b", "0.5.11", {}, "test " + mode);
+  return io::side_from_args(role, "--tp 1 --disaggregation-mode " + mode, test::probe_model(), "0.5.11", {}, "test " + mode);
 }
 
 /// Three ranks in threads (rank 0 prefill, 1 and 2 decode), every pair over

@@ -10,6 +10,7 @@
 #include "probe/state_pools.hpp"
 #include "probe/tcp_transport.hpp"
 #include "sglang/side_layout.hpp"
+#include "../../support/test_data.hpp"
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
@@ -88,7 +89,7 @@ private:
 sglang::Side side(sglang::Role role, const std::string& args)
 {
   const std::string mode = role == sglang::Role::prefill ? "prefill" : "decode";
-  return io::side_from_args(role, args + " --disaggregation-mode " + mode, "falcon-h1-1.5b", "0.5.11", {}, "test " + mode);
+  return io::side_from_args(role, args + " --disaggregation-mode " + mode, test::probe_model(), "0.5.11", {}, "test " + mode);
 }
 
 ProbeOptions on_gpu(std::optional<std::uint64_t> flip_at = std::nullopt, Phase flip_in = Phase::fill)

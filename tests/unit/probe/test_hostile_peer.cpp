@@ -13,6 +13,7 @@
 #include "probe/session_steps.hpp"
 #include "probe/side_wire.hpp"
 #include "sglang/side_layout.hpp"
+#include "../../support/test_data.hpp"
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
@@ -31,7 +32,7 @@ namespace {
 
 constexpr const char* k_hint = "that the peer is `pdcheck probe` of the same version, not another service";
 
-sglang::Side side(sglang::Role role, const std::string& args = "--tp 1", const std::string& model = "falcon-h1-1.5b")
+sglang::Side side(sglang::Role role, const std::string& args = "--tp 1", const std::string& model = test::probe_model())
 {
   const std::string mode = role == sglang::Role::prefill ? "prefill" : "decode";
   return io::side_from_args(role, args + " --disaggregation-mode " + mode, model, "0.5.11", {}, "test " + mode);

@@ -2,6 +2,7 @@
 #include "probe/fake_transport.hpp"
 #include "probe/probe_session.hpp"
 #include "probe/tcp_transport.hpp"
+#include "../../support/test_data.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -13,7 +14,7 @@ using namespace pdcheck::probe;
 
 namespace {
 
-sglang::Side side(sglang::Role role, const std::string& args, const std::string& model = "falcon-h1-1.5b",
+sglang::Side side(sglang::Role role, const std::string& args, const std::string& model = test::probe_model(),
                   const std::string& version = "0.5.11")
 {
   const std::string mode = role == sglang::Role::prefill ? "prefill" : "decode";
