@@ -107,6 +107,10 @@ wire::Frames derived_registration_frames(TransferBackend backend, const model::R
   params.generation = wire::generation_for_profile(backend, decode.profile);
   params.dst_tp_rank = decode_rank;
   params.dst_attn_tp_size = decode_attn_tp;
+  if (decode.profile.pd_decode_dcp) {
+    params.dcp_size = decode.args.dcp_size;
+    params.dcp_rank = decode_rank % decode.args.dcp_size; // tp_rank % dcp_size, as attn_tp is a multiple of it
+  }
   return wire::encode_registration(wire::registration_from_layout(rank, params)).frames;
 }
 
@@ -326,11 +330,12 @@ CheckResult check(const CheckInput& input, Depth depth)
   bootstrap_findings(prefill, decode, result.prefill_layout, result.decode_layout, out);
   const bool bootstrap_refused = std::any_of(out.begin(), out.end(), [](const Finding& f) {
     return (f.kind == FindingKind::bootstrap && f.severity == Severity::error) ||
-           (f.rule == rule_id(RuleId::dcp_topology) && f.runtime_error);
+           ((f.rule == rule_id(RuleId::dcp_topology) || f.rule == rule_id(RuleId::dcp_ranks)) && f.runtime_error);
   });
   if (bootstrap_refused) {
-    // The decode raises before it registers, or the prefill raises when the
-    // registration arrives (requires_dcp_relayout): nothing is transferred.
+    // The decode raises before it registers, or the prefill raises when a
+    // registration arrives (requires_dcp_relayout): nothing is transferred, as
+    // a request waits for every prefill rank it maps to.
     return result;
   }
 

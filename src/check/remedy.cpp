@@ -174,6 +174,7 @@ std::vector<SettingDiff> diffs_for_rule(const std::string& rule, const std::vect
     {"unified-one-side", {"--enable-unified-memory"}},
     {"unified-unequal-tp", {"attention TP"}},
     {"extra-state-unequal-tp", {"attention TP"}},
+    {"dcp-ranks", {"attention TP"}},
     {"silent-wrong-bytes", {"attention TP", "SSM state dtype", "SGLang release", "--enable-unified-memory"}},
     {"silent-unwritten", {"attention TP", "SSM state dtype", "SGLang release", "--enable-unified-memory", "--pp-size"}},
     {"silent-written-twice", {"attention TP", "SSM state dtype", "SGLang release"}},
@@ -206,6 +207,7 @@ const std::map<std::string, std::vector<std::string>>& side_causes()
     {"startup-unified-memory", {"enable_unified_memory"}},
     {"startup-dcp-transfer", {"dcp_size"}},
     {"dcp-topology", {"dcp_size"}},
+    {"dcp-ranks", {"dcp_size", "tp_size"}},
     {"bootstrap-dcp-kv-pool", {"dcp_size"}},
     {"startup-backend-state", {"disaggregation_transfer_backend"}},
   };

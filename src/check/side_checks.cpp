@@ -4,6 +4,7 @@
 
 #include "core/rules.hpp"
 #include "core/sglang_messages.hpp"
+#include "plan/fleet_pairs.hpp"
 #include "sglang/launch_flags.hpp"
 #include "util/spellcheck.hpp"
 
@@ -397,6 +398,15 @@ void decode_dcp_findings(const Side& prefill, const Side& decode, std::vector<Fi
   }
 }
 
+// Where requires_dcp_relayout raises: on the prefill, when a decode's
+// registration arrives.
+std::string relayout_where(const Side& prefill)
+{
+  return prefill.args.transfer_backend == TransferBackend::nixl
+           ? "prefill: CommonKVManager.requires_dcp_relayout, from NixlKVManager._add_remote_peer"
+           : "prefill: CommonKVManager.requires_dcp_relayout, from the bootstrap thread (which it ends)";
+}
+
 // Whether the prefill can relay its KV to the decode's DCP layout: equal sizes,
 // or prefill 1 -> decode N when the prefill's own pool is MLA
 // (CommonKVManager.requires_dcp_relayout, raised on the prefill when the decode's
@@ -419,15 +429,76 @@ void dcp_topology_findings(const Side& prefill, const Side& decode, std::vector<
   f.where = "prefill: DCP relayout of the KV transfer";
   if (relayout_checked) {
     f.runtime_error = render_delivered(MessageId::dcp_topology_unsupported, {{"prefill_dcp_size", p}, {"decode_dcp_size", d}});
-    f.where = prefill.args.transfer_backend == TransferBackend::nixl
-                ? "prefill: CommonKVManager.requires_dcp_relayout, from NixlKVManager._add_remote_peer"
-                : "prefill: CommonKVManager.requires_dcp_relayout, from the bootstrap thread (which it ends)";
+    f.where = relayout_where(prefill);
     if (d != decode.args.dcp_size) {
       f.message += fmt::format(" (decode SGLang {} sends no DCP size: the prefill reads 1)", decode.profile.name);
     }
   }
   f.evidence["prefill"] = p;
   f.evidence["decode"] = decode.args.dcp_size;
+  out.push_back(std::move(f));
+}
+
+
+// Equal DCP sizes on both sides: the prefill compares its own DCP rank with the
+// dst_dcp_rank of each registration (requires_dcp_relayout). DCP groups are
+// consecutive slices of a TP group (parallel_state.py @ 0005973a), so a rank's
+// DCP rank is tp_rank % dcp_size (runtime_context.py @ 0099dee6), and attention
+// ranks are tp_rank % attn_tp. A decode rank registers with every prefill rank
+// of target_tp_ranks (MLA dummies too), in whichever prefill DP group a request
+// routes to, so every prefill DP group counts.
+void dcp_rank_findings(const Side& prefill, const Side& decode, const model::Layout& pl, const model::Layout& dl,
+                       std::vector<Finding>& out)
+{
+  const int dcp = prefill.args.dcp_size;
+  if (!prefill.profile.pd_decode_dcp || !decode.profile.pd_decode_dcp || dcp <= 1 || decode.args.dcp_size != dcp ||
+      !dcp_pool_ok(decode) || prefill.args.attn_cp_size != 1) {
+    return; // no check, another size, or the decode refused before it registers
+  }
+  const int p_attn = pl.attn_tp_size;
+  const int d_attn = dl.attn_tp_size;
+  if (p_attn <= 0 || d_attn <= 0 || (p_attn % d_attn != 0 && d_attn % p_attn != 0)) {
+    return; // rank-mapping says why no rank pairs
+  }
+  struct Mismatch
+  {
+    int prefill_tp_rank, decode_tp_rank;
+  };
+  std::vector<Mismatch> mismatches;
+  int registrations = 0;
+  for (int d_rank = 0; d_rank < decode.args.tp_size; ++d_rank) {
+    for (const int target : plan::sglang_target_tp_ranks(d_rank % d_attn, d_attn, p_attn)) {
+      for (int p_rank = target; p_rank < prefill.args.tp_size; p_rank += p_attn) {
+        ++registrations;
+        if (p_rank % dcp != d_rank % dcp) {
+          mismatches.push_back({p_rank, d_rank});
+        }
+      }
+    }
+  }
+  if (mismatches.empty()) {
+    return;
+  }
+  const Mismatch& first = mismatches.front();
+  Finding f = side_finding(
+    prefill, RuleId::dcp_ranks,
+    fmt::format("both sides run --dcp-size {}, but {} of {} registrations pair different DCP ranks (first: decode TP "
+                "rank {}, DCP rank {}, registers with prefill TP rank {}, DCP rank {}; prefill attention TP {}, "
+                "decode attention TP {})",
+                dcp, mismatches.size(), registrations, first.decode_tp_rank, first.decode_tp_rank % dcp,
+                first.prefill_tp_rank, first.prefill_tp_rank % dcp, p_attn, d_attn));
+  f.runtime_error = render_delivered(MessageId::dcp_rank_mismatch, {{"prefill_dcp_rank", first.prefill_tp_rank % dcp},
+                                                                    {"decode_dcp_rank", first.decode_tp_rank % dcp}});
+  f.where = relayout_where(prefill);
+  f.evidence["dcp_size"] = dcp;
+  f.evidence["prefill_attn_tp_size"] = p_attn;
+  f.evidence["decode_attn_tp_size"] = d_attn;
+  f.evidence["registrations"] = registrations;
+  nlohmann::ordered_json pairs = nlohmann::ordered_json::array();
+  for (const Mismatch& m : mismatches) {
+    pairs.push_back({{"prefill_tp_rank", m.prefill_tp_rank}, {"decode_tp_rank", m.decode_tp_rank}});
+  }
+  f.evidence["mismatched"] = std::move(pairs);
   out.push_back(std::move(f));
 }
 
@@ -515,6 +586,7 @@ void bootstrap_findings(const Side& prefill, const Side& decode, const model::La
                                     k_rank_mapping));
   }
   dcp_topology_findings(prefill, decode, out);
+  dcp_rank_findings(prefill, decode, pl, dl, out);
   if (d.pp_size != p.pp_size && d.pp_size != 1) {
     Finding f = bootstrap_finding(
       decode, RuleId::bootstrap_pp_size, fmt::format("decode pp size {} is neither prefill pp size {} nor 1", d.pp_size, p.pp_size),

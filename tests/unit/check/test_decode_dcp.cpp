@@ -9,6 +9,7 @@
 #include "../../support/checker_cases.hpp"
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 using namespace pdcheck;
 using test::with_rule;
@@ -157,4 +158,68 @@ TEST_CASE("DCP leaves the Mamba state alone: item lengths and dims follow attent
     CHECK(dcp.ranks[i].state_item_lens.get() == plain.ranks[i].state_item_lens.get());
     CHECK(dcp.ranks[i].state_dim_per_tensor.get() == plain.ranks[i].state_dim_per_tensor.get());
   }
+}
+
+TEST_CASE("DCP ranks: equal DCP sizes across unequal attention TP pair ranks of different DCP ranks",
+          "[check][dcp]")
+{
+  // dcp_rank = tp_rank % dcp_size on both sides. Prefill TP 4 / DCP 2, decode
+  // TP 2 / DCP 2 (Kimi-Linear, attention TP = TP): decode rank 0 registers with
+  // prefill ranks 0 and 1, decode rank 1 with 2 and 3 (target_tp_ranks, prefill
+  // TP / decode TP = 2 each). DCP ranks: prefill 0,1,0,1; decode 0,1. Pairs
+  // (P1, D0) = 1 vs 0 and (P2, D1) = 0 vs 1 differ: 2 of 4 registrations. The
+  // first the prefill meets: prefill DCP rank 1, decode DCP rank 0.
+  const auto r = check_pair("--tp 4 --dcp-size 2", "--tp 2 --dcp-size 2", k_kimi);
+  const auto found = with_rule(r, "dcp-ranks");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->side == "prefill");
+  CHECK(found[0]->severity == Severity::error);
+  CHECK(*found[0]->runtime_error ==
+        render_delivered(MessageId::dcp_rank_mismatch, {{"prefill_dcp_rank", 1}, {"decode_dcp_rank", 0}}));
+  CHECK(found[0]->message == "both sides run --dcp-size 2, but 2 of 4 registrations pair different DCP ranks (first: "
+                             "decode TP rank 0, DCP rank 0, registers with prefill TP rank 1, DCP rank 1; prefill "
+                             "attention TP 4, decode attention TP 2)");
+  CHECK(found[0]->where == "prefill: CommonKVManager.requires_dcp_relayout, from the bootstrap thread (which it ends)");
+  CHECK(found[0]->evidence.at("mismatched") ==
+        nlohmann::ordered_json::parse(R"([{"prefill_tp_rank":1,"decode_tp_rank":0},
+                                          {"prefill_tp_rank":2,"decode_tp_rank":1}])"));
+  CHECK(with_rule(r, "dcp-topology").empty());
+  // The prefill ranks whose bootstrap thread ended take no registration, and
+  // every request needs all the ranks it maps to: nothing is transferred.
+  CHECK(r.pairs.empty());
+
+  // The other way round: prefill TP 2, decode TP 4, DCP 2 each. Decode ranks
+  // 0, 1 read prefill rank 0; 2, 3 read prefill rank 1. (P0, D1) = 0 vs 1 and
+  // (P1, D2) = 1 vs 0; the first, in decode rank order, is decode rank 1.
+  const auto wider = check_pair("--tp 2 --dcp-size 2", "--tp 4 --dcp-size 2", k_kimi);
+  const auto w = with_rule(wider, "dcp-ranks");
+  REQUIRE(w.size() == 1);
+  CHECK(*w[0]->runtime_error ==
+        render_delivered(MessageId::dcp_rank_mismatch, {{"prefill_dcp_rank", 0}, {"decode_dcp_rank", 1}}));
+  CHECK(w[0]->evidence.at("registrations") == 4);
+
+  // NIXL raises it where it adds the decode as a remote peer.
+  const auto nixl_result = check_pair("--tp 4 --dcp-size 2 --disaggregation-transfer-backend nixl",
+                                      "--tp 2 --dcp-size 2 --disaggregation-transfer-backend nixl", k_kimi);
+  const auto nixl = with_rule(nixl_result, "dcp-ranks");
+  REQUIRE(nixl.size() == 1);
+  CHECK(nixl[0]->where == "prefill: CommonKVManager.requires_dcp_relayout, from NixlKVManager._add_remote_peer");
+}
+
+TEST_CASE("DCP ranks: equal attention TP lines the DCP ranks up, and prefill DCP 1 is a relayout", "[check][dcp]")
+{
+  // TP 4 / DCP 2 on both sides: decode rank r registers with prefill rank r,
+  // whose DCP rank r % 2 is its own.
+  const auto same = check_pair("--tp 4 --dcp-size 2", "--tp 4 --dcp-size 2", k_kimi);
+  CHECK(with_rule(same, "dcp-ranks").empty());
+  CHECK(same.pairs.size() == 4);
+  // Prefill DCP 1 -> decode DCP 2 at unequal TP: sizes differ, so
+  // requires_dcp_relayout compares no ranks (a hybrid-MLA pool relays).
+  CHECK(with_rule(check_pair("--tp 4", "--tp 2 --dcp-size 2", k_kimi), "dcp-ranks").empty());
+  // A decode that refused first (non-MLA pool) never registers.
+  const auto qwen = check_pair("--tp 4 --dcp-size 2", "--tp 2 --dcp-size 2", k_qwen);
+  CHECK(with_rule(qwen, "dcp-ranks").empty());
+  CHECK(with_rule(qwen, "bootstrap-dcp-kv-pool").size() == 1);
+  // Before PR #32837 (0.5.16) the prefill compares no DCP ranks.
+  CHECK(with_rule(check_pair("--tp 4 --dcp-size 2", "--tp 2 --dcp-size 2", k_kimi, "0.5.16"), "dcp-ranks").empty());
 }

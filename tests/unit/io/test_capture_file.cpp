@@ -307,5 +307,17 @@ TEST_CASE("pdcheck decode and encode from the command line", "[io][capture][cli]
   CHECK(r.synthetic_pointers);
   CHECK(r.dst_tp_rank == 1);
   CHECK(r.dst_state_data_ptrs.at(0).size() == 72);
+  CHECK(r.dst_dcp_size == 1);
+
+  // Decode DCP: TP rank 3 of TP 4 with --dcp-size 2 is DCP rank 3 % 2 = 1
+  // (DCP groups are consecutive slices of a TP group).
+  const fs::path dcp_side = dir / "decode-dcp.yaml";
+  std::ofstream(dcp_side) << "role: decode\nsglang: 0.5.20\nmodel: kimi-linear-48b-a3b\n"
+                             "args: --tp 4 --dcp-size 2 --disaggregation-mode decode\n";
+  const fs::path dcp_capture = dir / "enc-dcp.json";
+  CHECK(run(fmt::format("encode {} --rank 3 --out {}", dcp_side.string(), dcp_capture.string())).first == 0);
+  const Registration dcp = io::registration_from_capture(io::load_capture(dcp_capture.string()));
+  CHECK(dcp.dst_dcp_size == 2);
+  CHECK(dcp.dst_dcp_rank == 1);
   fs::remove_all(dir);
 }
