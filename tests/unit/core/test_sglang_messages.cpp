@@ -4,6 +4,7 @@
 #include "core/sglang_messages.hpp"
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -207,6 +208,36 @@ TEST_CASE("messages: every row names causes of the vocabulary, or `explain LOG` 
       CHECK(m.delivery != Delivery::argparse); // argparse texts are always startup-argparse
     }
   }
+}
+
+TEST_CASE("causes: the explain schema and the manual list the vocabulary, in its order", "[messages]")
+{
+  const auto& names = check::log_cause_names();
+  const std::vector<std::string> vocabulary(names.begin(), names.end());
+  std::ifstream schema_file(std::string(PDCHECK_SOURCE_DIR) + "/schemas/explain.schema.json");
+  REQUIRE(schema_file);
+  const nlohmann::json schema = nlohmann::json::parse(schema_file);
+  const nlohmann::json& causes =
+    schema.at("$defs").at("match").at("properties").at("causes").at("items").at("enum");
+  CHECK(causes.get<std::vector<std::string>>() == vocabulary);
+
+  // The manual's list runs from "The causes are a closed vocabulary:" to the
+  // paragraph after it: each cause is a ".TP" item tagged ".B name".
+  std::ifstream man_file(std::string(PDCHECK_SOURCE_DIR) + "/man/pdcheck.1");
+  REQUIRE(man_file);
+  std::vector<std::string> listed;
+  bool in_list = false;
+  std::string previous;
+  for (std::string line; std::getline(man_file, line); previous = line) {
+    if (line == "The causes are a closed vocabulary:") {
+      in_list = true;
+    } else if (in_list && line == ".PP") {
+      break;
+    } else if (in_list && previous == ".TP" && line.rfind(".B ", 0) == 0) {
+      listed.push_back(line.substr(3));
+    }
+  }
+  CHECK(listed == vocabulary);
 }
 
 TEST_CASE("messages: deliveries decorate the message as SGLang and argparse print it", "[messages]")
