@@ -123,13 +123,24 @@ std::optional<plan::SglangError> extra_state_error(const Side& prefill, int p_tp
     in.prefill_attn_tp_size = p_tp;
     in.decode_attn_tp_size = d_tp;
     in.prefill_pp_size = p_pp;
-    in.mla = prefill.model.hybrid_mla;
+    in.hybrid_mla = prefill.model.hybrid_mla;
     plan::set_release_flags(in, prefill.profile);
     if (auto e = plan::extra_state_error(in)) {
       return e;
     }
   }
   return std::nullopt;
+}
+
+/// A Mooncake prefill of a release without the hybrid-MLA exemption refusing a
+/// hybrid-MLA model's extra state: the code at v0.5.20 has the exemption and
+/// PR #32837's branch has not, but the change between them was not found
+/// (docs/sglang-decisions.md §13), so 0.5.18 and 0.5.19 may have it already.
+bool unconfirmed_hybrid_mla_refusal(const Side& prefill)
+{
+  const auto b = prefill.args.transfer_backend;
+  return prefill.model.hybrid_mla && (b == TransferBackend::mooncake || b == TransferBackend::mooncake_tcp) &&
+         !prefill.profile.mooncake_hybrid_mla_extra_state && prefill.profile.pd_decode_dcp;
 }
 
 Finding pair_finding(RuleId rule, std::string message, const PairResult& pr, const Side& prefill)
@@ -515,15 +526,23 @@ CheckResult check(const CheckInput& input, Depth depth)
         in.prefill_rank = p;
         set_src(result.prefill_layout.ranks[pi]);
         PairResult pr{p, stage, d, dpp, plan::build_pair_plan(in)};
+        bool from_extra_state = false;
         if (!pr.plan.error && !pr.plan.skipped) {
           if (extra_error) {
             pr.plan.error = extra_error;
             pr.plan.copies.clear();
             pr.plan.path = plan::PlanPath::none;
+            from_extra_state = true;
           }
         }
         if (pr.plan.error) {
           out.push_back(plan_error_finding(*pr.plan.error, pr, prefill));
+          if (from_extra_state && unconfirmed_hybrid_mla_refusal(prefill)) {
+            out.back().evidence["confidence"] = "low";
+            out.back().evidence["note"] =
+              "Mooncake lets a hybrid-MLA pool past this check in v0.5.20's code; which release first does is not "
+              "confirmed, so this release may already pass it";
+          }
           aborted = true;
         } else if (pr.plan.skipped) {
           Finding f = pair_finding(RuleId::mori_empty_index_skipped, "the Mamba component is skipped: empty state indices", pr,

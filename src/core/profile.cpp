@@ -84,6 +84,9 @@ Profile v0_5_20()
   p.dim_rule = DimRule::slice_axis;
   p.drop_zero_size_entries = true;
   p.kda_single_conv = true;
+  // mooncake/conn.py @ 0005973a tests `not is_mla_backend and not
+  // is_hybrid_mla_backend`; PR #32837's 1024c1db tests is_mla_backend alone.
+  p.mooncake_hybrid_mla_extra_state = true;
   // _validate_unified_peer_layout and registration frames 19-20 (PR #40500,
   // opened two days after the tag) are not in v0.5.20's mooncake/conn.py.
   p.unified_unequal_tp = false;

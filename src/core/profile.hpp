@@ -60,6 +60,9 @@ struct Profile
   bool dsa_named_nsa = false;                 ///< before #25821 (opened 2026-05-19) the DSA state is "nsa"
   bool mori_minimax_index_k = true;           ///< #29756 (merged 2026-07-02): Mori's allow-list has minimax_index_k
   bool minimax_state_wording = false;         ///< Mooncake's MiniMax texts say "state" (6d8ea7e3), not "sparse index"
+  /// Mooncake's maybe_send_extra lets a hybrid-MLA pool (is_hybrid_mla_backend)
+  /// past its unequal-TP refusal of page-indexed state (0005973a, v0.5.20's code).
+  bool mooncake_hybrid_mla_extra_state = false;
   PpSplit pp_split = PpSplit::last_stages_one_extra;
   /// PR #18532: SSM dtype from flag > SGLANG_MAMBA_SSM_DTYPE > config > float32 and
   /// SGLANG_MAMBA_CONV_DTYPE honoured. Before it, ServerArgs overwrote the

@@ -60,10 +60,12 @@ std::optional<SglangError> minimax_error(const ExtraStateInput& in, bool unequal
 }
 
 // Page-indexed state in Mooncake's and NIXL's maybe_send_extra: refused across
-// unequal attention TP unless the model uses an MLA attention backend.
-std::optional<SglangError> page_indexed_error(const ExtraStateInput& in, bool unequal_tp)
+// unequal attention TP unless the prefill's backend is MLA. `exempt` is what
+// counts as MLA there: is_mla_backend alone (false for any hybrid pool) in NIXL
+// and in Mooncake until its check also took is_hybrid_mla_backend (v0.5.20).
+std::optional<SglangError> page_indexed_error(const ExtraStateInput& in, bool unequal_tp, bool exempt)
 {
-  if (unequal_tp && !in.mla) {
+  if (unequal_tp && !exempt) {
     return non_mla_tp_error(in, "maybe_send_extra");
   }
   return std::nullopt;
@@ -76,7 +78,7 @@ std::optional<SglangError> mooncake_error(const ExtraStateInput& in, bool unequa
   case ExtraStateType::dsa:
   case ExtraStateType::swa_ring:
   case ExtraStateType::c128_state:
-    return page_indexed_error(in, unequal_tp);
+    return page_indexed_error(in, unequal_tp, in.hybrid_mla && in.mooncake_hybrid_mla_exempt);
   case ExtraStateType::minimax_index_k:
   case ExtraStateType::minimax_dense_kv:
     // "sparse index" at 0005973a (v0.5.20's generation), "state" at 6d8ea7e3.
@@ -89,8 +91,9 @@ std::optional<SglangError> mori_error(const ExtraStateInput& in, bool unequal_tp
 {
   switch (in.type) {
   case ExtraStateType::swa:
-    // Mori compares the decode's TP size with its own attention TP size.
-    if (unequal_tp && !in.mla) {
+    // Mori compares the decode's TP size with its own attention TP size, and
+    // exempts is_mla_backend alone (never a hybrid pool).
+    if (unequal_tp) {
       return sglang_error(MessageId::mori_swa_unequal_tp,
                           {{"prefill_attn_tp_size", in.prefill_attn_tp_size},
                            {"decode_attn_tp_size", in.decode_attn_tp_size}},
@@ -120,7 +123,7 @@ std::optional<SglangError> nixl_error(const ExtraStateInput& in, bool unequal_tp
   case ExtraStateType::dsa:
   case ExtraStateType::swa_ring:
   case ExtraStateType::c128_state:
-    return page_indexed_error(in, unequal_tp);
+    return page_indexed_error(in, unequal_tp, false);
   case ExtraStateType::minimax_index_k:
     return minimax_error(in, unequal_tp, "sparse index", "maybe_send_extra");
   case ExtraStateType::minimax_dense_kv:
@@ -136,6 +139,7 @@ void set_release_flags(ExtraStateInput& in, const Profile& prefill_profile)
   in.dsa_named_nsa = prefill_profile.dsa_named_nsa;
   in.mori_minimax_index_k = prefill_profile.mori_minimax_index_k;
   in.minimax_state_wording = prefill_profile.minimax_state_wording;
+  in.mooncake_hybrid_mla_exempt = prefill_profile.mooncake_hybrid_mla_extra_state;
 }
 
 std::optional<SglangError> extra_state_error(const ExtraStateInput& in)

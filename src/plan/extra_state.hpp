@@ -24,12 +24,16 @@ struct ExtraStateInput
   int prefill_attn_tp_size = 1;
   int decode_attn_tp_size = 1;
   int prefill_pp_size = 1;
-  bool mla = false; ///< is_mla_backend or is_hybrid_mla_backend on the prefill
+  /// The prefill's pool is hybrid with MLA full attention (is_hybrid_mla_backend).
+  /// SGLang's is_mla_backend is false for every hybrid pool (HybridLinearKVPool
+  /// is not an MLATokenToKVPool), so it is not an input here.
+  bool hybrid_mla = false;
   // What the prefill's release says and knows (core/profile.hpp; the defaults
   // are the newest modelled code).
   bool dsa_named_nsa = false;           ///< before #25821 the DSA component is "nsa"
   bool mori_minimax_index_k = true;     ///< Mori's allow-list has minimax_index_k (#29756)
   bool minimax_state_wording = true;    ///< Mooncake says "MiniMax state", not "sparse index"
+  bool mooncake_hybrid_mla_exempt = true; ///< Mooncake lets a hybrid-MLA pool past the unequal-TP refusal
 };
 
 /// Sets what `in` takes from the prefill's release row.

@@ -63,7 +63,7 @@ Transferability transferability()
       ExtraStateInput in;
       in.backend = row.backend;
       in.type = *sglang::parse_extra_state_type(name);
-      in.mla = false; // a non-MLA model: MLA ones pass the TP checks
+      in.hybrid_mla = false; // a model whose full attention is not MLA
       set_release_flags(in, newest);
       t.components.push_back(ComponentTransfer{in.type, row.backend, outcome(in, 2, 2, 1), outcome(in, 4, 2, 1),
                                                outcome(in, 2, 2, 2)});

@@ -71,6 +71,7 @@ nlohmann::ordered_json profile_to_json(const Profile& p)
   j["dsa_named_nsa"] = p.dsa_named_nsa;
   j["mori_minimax_index_k"] = p.mori_minimax_index_k;
   j["minimax_state_wording"] = p.minimax_state_wording;
+  j["mooncake_hybrid_mla_extra_state"] = p.mooncake_hybrid_mla_extra_state;
   return j;
 }
 

@@ -13,7 +13,8 @@ using sglang::ExtraStateType;
 
 namespace {
 
-std::string error_of(TransferBackend backend, ExtraStateType type, int p_tp, int d_tp, int pp = 1, bool mla = false)
+std::string error_of(TransferBackend backend, ExtraStateType type, int p_tp, int d_tp, int pp = 1,
+                     bool hybrid_mla = false)
 {
   plan::ExtraStateInput in;
   in.backend = backend;
@@ -21,7 +22,7 @@ std::string error_of(TransferBackend backend, ExtraStateType type, int p_tp, int
   in.prefill_attn_tp_size = p_tp;
   in.decode_attn_tp_size = d_tp;
   in.prefill_pp_size = pp;
-  in.mla = mla;
+  in.hybrid_mla = hybrid_mla;
   const auto e = plan::extra_state_error(in);
   return e ? e->rendered() + " [" + std::string(rule_id(e->rule)) + "]" : "";
 }
@@ -73,6 +74,33 @@ TEST_CASE("extra state: Mooncake refuses page-indexed state across unequal TP un
         expected(MessageId::extra_state_unequal_tp, {{"state_type", "C128_STATE"}}, RuleId::extra_state_unequal_tp));
   CHECK(error_of(TransferBackend::mooncake, ExtraStateType::dsa, 4, 2, 1, true).empty());
   CHECK(error_of(TransferBackend::mooncake, ExtraStateType::swa, 2, 2).empty());
+}
+
+TEST_CASE("extra state: only Mooncake from v0.5.20 lets a hybrid-MLA pool past the unequal-TP refusal",
+          "[plan][extra-state]")
+{
+  // is_mla_backend is false for every hybrid pool (HybridLinearKVPool is not an
+  // MLATokenToKVPool): NIXL's check and Mori's SWA check refuse Kimi-style
+  // hybrid-MLA models too; Mooncake tests is_hybrid_mla_backend as well from
+  // v0.5.20's code (0005973a), not at PR #32837's 1024c1db.
+  CHECK(error_of(TransferBackend::nixl, ExtraStateType::dsa, 4, 2, 1, true) ==
+        expected(MessageId::extra_state_unequal_tp, {{"state_type", "DSA"}}, RuleId::extra_state_unequal_tp));
+  CHECK(error_of(TransferBackend::mori, ExtraStateType::swa, 4, 2, 1, true) ==
+        expected(MessageId::mori_swa_unequal_tp, {{"prefill_attn_tp_size", 4}, {"decode_attn_tp_size", 2}},
+                 RuleId::extra_state_unequal_tp));
+  plan::ExtraStateInput in;
+  in.type = ExtraStateType::swa;
+  in.prefill_attn_tp_size = 4;
+  in.decode_attn_tp_size = 2;
+  in.hybrid_mla = true;
+  plan::set_release_flags(in, *find_profile("0.5.19"));
+  REQUIRE(plan::extra_state_error(in));
+  CHECK(plan::extra_state_error(in)->rendered() ==
+        render_delivered(MessageId::extra_state_unequal_tp, {{"state_type", "SWA"}}));
+  plan::set_release_flags(in, *find_profile("0.5.20"));
+  CHECK_FALSE(plan::extra_state_error(in));
+  in.hybrid_mla = false; // an MHA/GQA pool is refused in every release
+  CHECK(plan::extra_state_error(in));
 }
 
 TEST_CASE("extra state: MiniMax checks PP before TP", "[plan][extra-state]")
@@ -173,6 +201,34 @@ TEST_CASE("check::run_check: an SWA component fails every pair at unequal TP aft
   const auto clean = check::run_check(in);
   CHECK(findings_with(clean, "extra-state-unequal-tp").empty());
   CHECK(clean.simulated_decode_ranks == 2);
+}
+
+TEST_CASE("check::run_check: a hybrid-MLA model's SWA state at unequal TP, release by release", "[check][extra-state]")
+{
+  // Kimi-Linear (KDA + MLA: is_hybrid_mla_backend) with an SWA component,
+  // prefill TP 4 -> decode TP 2 over Mooncake: 0.5.19 refuses it on every
+  // prefill rank, 0.5.20 (0005973a) lets it through.
+  auto found = [](const std::string& release) {
+    check::CheckInput in;
+    in.prefill = io::side_from_args(sglang::Role::prefill, "--tp 4 --disaggregation-mode prefill",
+                                    "kimi-linear-48b-a3b", release, {}, "test");
+    in.decode = io::side_from_args(sglang::Role::decode, "--tp 2 --disaggregation-mode decode",
+                                   "kimi-linear-48b-a3b", release, {}, "test");
+    in.prefill.extra_state_types = {ExtraStateType::swa};
+    in.decode.extra_state_types = {ExtraStateType::swa};
+    return findings_with(check::run_check(in), "extra-state-unequal-tp");
+  };
+  const auto old_release = found("0.5.19");
+  REQUIRE(old_release.size() == 4);
+  CHECK(*old_release[0].runtime_error ==
+        render_delivered(MessageId::extra_state_unequal_tp, {{"state_type", "SWA"}}));
+  // Which release first has the exemption is not confirmed: releases after
+  // PR #32837's branch say so; 0.5.16, before it, does not.
+  CHECK(old_release[0].evidence.at("confidence") == "low");
+  const auto before_dcp = found("0.5.16");
+  REQUIRE(before_dcp.size() == 4);
+  CHECK_FALSE(before_dcp[0].evidence.contains("confidence"));
+  CHECK(found("0.5.20").empty());
 }
 
 TEST_CASE("check::run_check: --dcp-size with Mori is refused at startup with SGLang's text", "[check][dcp]")
