@@ -464,19 +464,26 @@ void dcp_rank_findings(const Side& prefill, const Side& decode, const model::Lay
   {
     int prefill_tp_rank, decode_tp_rank;
   };
+  // The evidence lists the first few pairs; a fleet of thousands of DP groups
+  // is counted, not listed.
+  constexpr std::size_t k_listed = 16;
   std::vector<Mismatch> mismatches;
-  int registrations = 0;
+  std::int64_t mismatched = 0;
+  std::int64_t registrations = 0;
   for (int d_rank = 0; d_rank < decode.args.tp_size; ++d_rank) {
     for (const int target : plan::sglang_target_tp_ranks(d_rank % d_attn, d_attn, p_attn)) {
       for (int p_rank = target; p_rank < prefill.args.tp_size; p_rank += p_attn) {
         ++registrations;
         if (p_rank % dcp != d_rank % dcp) {
-          mismatches.push_back({p_rank, d_rank});
+          ++mismatched;
+          if (mismatches.size() < k_listed) {
+            mismatches.push_back({p_rank, d_rank});
+          }
         }
       }
     }
   }
-  if (mismatches.empty()) {
+  if (mismatched == 0) {
     return;
   }
   const Mismatch& first = mismatches.front();
@@ -485,7 +492,7 @@ void dcp_rank_findings(const Side& prefill, const Side& decode, const model::Lay
     fmt::format("both sides run --dcp-size {}, but {} of {} registrations pair different DCP ranks (first: decode TP "
                 "rank {}, DCP rank {}, registers with prefill TP rank {}, DCP rank {}; prefill attention TP {}, "
                 "decode attention TP {})",
-                dcp, mismatches.size(), registrations, first.decode_tp_rank, first.decode_tp_rank % dcp,
+                dcp, mismatched, registrations, first.decode_tp_rank, first.decode_tp_rank % dcp,
                 first.prefill_tp_rank, first.prefill_tp_rank % dcp, p_attn, d_attn));
   f.runtime_error = render_delivered(MessageId::dcp_rank_mismatch, {{"prefill_dcp_rank", first.prefill_tp_rank % dcp},
                                                                     {"decode_dcp_rank", first.decode_tp_rank % dcp}});
@@ -494,11 +501,12 @@ void dcp_rank_findings(const Side& prefill, const Side& decode, const model::Lay
   f.evidence["prefill_attn_tp_size"] = p_attn;
   f.evidence["decode_attn_tp_size"] = d_attn;
   f.evidence["registrations"] = registrations;
+  f.evidence["mismatched_registrations"] = mismatched;
   nlohmann::ordered_json pairs = nlohmann::ordered_json::array();
   for (const Mismatch& m : mismatches) {
     pairs.push_back({{"prefill_tp_rank", m.prefill_tp_rank}, {"decode_tp_rank", m.decode_tp_rank}});
   }
-  f.evidence["mismatched"] = std::move(pairs);
+  f.evidence["mismatched"] = std::move(pairs); // the first k_listed of them
   out.push_back(std::move(f));
 }
 

@@ -197,6 +197,18 @@ TEST_CASE("DCP ranks: equal DCP sizes across unequal attention TP pair ranks of 
   CHECK(*w[0]->runtime_error ==
         render_delivered(MessageId::dcp_rank_mismatch, {{"prefill_dcp_rank", 0}, {"decode_dcp_rank", 1}}));
   CHECK(w[0]->evidence.at("registrations") == 4);
+  CHECK(w[0]->evidence.at("mismatched_registrations") == 2);
+
+  // With DP attention every prefill DP group counts: prefill TP 8 in 4 DP
+  // groups of attention TP 2 (DP ranks 0-3 hold TP ranks 0-1, 2-3, 4-5, 6-7),
+  // decode TP 4 / attention TP 4, DCP 2 each. Decode rank r reads attention
+  // rank r / 2 of any group: decode 1 (DCP 1) reads TP ranks 0, 2, 4, 6 (DCP
+  // 0), decode 2 (DCP 0) reads 1, 3, 5, 7 (DCP 1): 8 of 16 registrations.
+  const auto dp = check_pair("--tp 8 --dp 4 --enable-dp-attention --dcp-size 2", "--tp 4 --dcp-size 2", k_kimi);
+  const auto dpf = with_rule(dp, "dcp-ranks");
+  REQUIRE(dpf.size() == 1);
+  CHECK(dpf[0]->evidence.at("registrations") == 16);
+  CHECK(dpf[0]->evidence.at("mismatched_registrations") == 8);
 
   // NIXL raises it where it adds the decode as a remote peer.
   const auto nixl_result = check_pair("--tp 4 --dcp-size 2 --disaggregation-transfer-backend nixl",
