@@ -439,7 +439,6 @@ void dcp_topology_findings(const Side& prefill, const Side& decode, std::vector<
   out.push_back(std::move(f));
 }
 
-
 // Equal DCP sizes on both sides: the prefill compares its own DCP rank with the
 // dst_dcp_rank of each registration (requires_dcp_relayout). DCP groups are
 // consecutive slices of a TP group (parallel_state.py @ 0005973a), so a rank's
