@@ -6,6 +6,7 @@
 #include "check/side_checks.hpp"
 #include "core/sglang_messages.hpp"
 #include "plan/extra_state.hpp"
+#include "plan/fleet_pairs.hpp"
 #include "plan/meaning.hpp"
 #include "sglang/launch_flags.hpp"
 #include "sglang/side_layout.hpp"
@@ -109,7 +110,7 @@ wire::Frames derived_registration_frames(TransferBackend backend, const model::R
   params.dst_attn_tp_size = decode_attn_tp;
   if (decode.profile.pd_decode_dcp) {
     params.dcp_size = decode.args.dcp_size;
-    params.dcp_rank = decode_rank % decode.args.dcp_size; // tp_rank % dcp_size, as attn_tp is a multiple of it
+    params.dcp_rank = plan::sglang_dcp_rank(decode_rank, decode.args.dcp_size); // attn_tp is a multiple of it
   }
   return wire::encode_registration(wire::registration_from_layout(rank, params)).frames;
 }
@@ -132,14 +133,16 @@ std::optional<plan::SglangError> extra_state_error(const Side& prefill, int p_tp
   return std::nullopt;
 }
 
-/// A Mooncake prefill of a release without the hybrid-MLA exemption refusing a
-/// hybrid-MLA model's extra state: the code at v0.5.20 has the exemption and
-/// PR #32837's branch has not, but the change between them was not found
-/// (docs/sglang-decisions.md §13), so 0.5.18 and 0.5.19 may have it already.
-bool unconfirmed_hybrid_mla_refusal(const Side& prefill)
+/// Whether `e` is Mooncake's unequal-TP refusal of page-indexed state for a
+/// hybrid-MLA model by a release without the exemption, yet after PR #32837's
+/// branch (pd_decode_dcp, 0.5.17 on): v0.5.20's code has the exemption and that
+/// branch has not, but the change between them was not found
+/// (docs/sglang-decisions.md §13), so such a release may have it already.
+bool unconfirmed_hybrid_mla_refusal(const Side& prefill, const plan::SglangError& e)
 {
   const auto b = prefill.args.transfer_backend;
-  return prefill.model.hybrid_mla && (b == TransferBackend::mooncake || b == TransferBackend::mooncake_tcp) &&
+  return e.rule == RuleId::extra_state_unequal_tp && prefill.model.hybrid_mla &&
+         (b == TransferBackend::mooncake || b == TransferBackend::mooncake_tcp) &&
          !prefill.profile.mooncake_hybrid_mla_extra_state && prefill.profile.pd_decode_dcp;
 }
 
@@ -520,6 +523,7 @@ CheckResult check(const CheckInput& input, Depth depth)
     // Components after Mamba are validated in registration order; the first
     // that raises stops the transfer like a Mamba error would.
     const std::optional<plan::SglangError> extra_error = extra_state_error(prefill, p_tp, dst_attn_tp, p_pp);
+    const bool extra_error_unconfirmed = extra_error && unconfirmed_hybrid_mla_refusal(prefill, *extra_error);
     for (int stage : stages) {
       for (int p : writers_for(d, p_tp, dst_attn_tp)) {
         const std::size_t pi = static_cast<std::size_t>(stage * p_tp + p);
@@ -537,7 +541,7 @@ CheckResult check(const CheckInput& input, Depth depth)
         }
         if (pr.plan.error) {
           out.push_back(plan_error_finding(*pr.plan.error, pr, prefill));
-          if (from_extra_state && unconfirmed_hybrid_mla_refusal(prefill)) {
+          if (from_extra_state && extra_error_unconfirmed) {
             out.back().evidence["confidence"] = "low";
             out.back().evidence["note"] =
               "Mooncake lets a hybrid-MLA pool past this check in v0.5.20's code; which release first does is not "

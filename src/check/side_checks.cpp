@@ -369,6 +369,14 @@ bool dcp_pool_ok(const Side& side)
   return side.model.hybrid_mla; // is_mla_backend or is_hybrid_mla_backend of the side's own pool
 }
 
+// Whether the decode raises in try_ensure_parallel_info (decode_dcp_findings)
+// before it registers, so no prefill ever sees its DCP size or rank.
+bool decode_refuses_dcp(const Side& prefill, const Side& decode)
+{
+  return decode.profile.pd_decode_dcp && decode.args.dcp_size > 1 &&
+         (!dcp_pool_ok(decode) || prefill.args.attn_cp_size != 1);
+}
+
 // The decode's checks in try_ensure_parallel_info, after page size and KV dtype,
 // on its first request for a prefill (the prealloc loop does not catch them).
 void decode_dcp_findings(const Side& prefill, const Side& decode, std::vector<Finding>& out)
@@ -418,9 +426,7 @@ void dcp_topology_findings(const Side& prefill, const Side& decode, std::vector<
   const bool relayout_checked = prefill.profile.pd_decode_dcp;
   const int p = prefill.args.dcp_size;
   const int d = relayout_checked && !decode.profile.pd_decode_dcp ? 1 : decode.args.dcp_size;
-  const bool decode_refused_first = decode.profile.pd_decode_dcp && decode.args.dcp_size > 1 &&
-                                    (!dcp_pool_ok(decode) || prefill.args.attn_cp_size != 1);
-  if (p == d || decode_refused_first || (p == 1 && (!relayout_checked || dcp_pool_ok(prefill)))) {
+  if (p == d || decode_refuses_dcp(prefill, decode) || (p == 1 && (!relayout_checked || dcp_pool_ok(prefill)))) {
     return;
   }
   Finding f = side_finding(relayout_checked ? prefill : decode, RuleId::dcp_topology,
@@ -440,10 +446,8 @@ void dcp_topology_findings(const Side& prefill, const Side& decode, std::vector<
 }
 
 // Equal DCP sizes on both sides: the prefill compares its own DCP rank with the
-// dst_dcp_rank of each registration (requires_dcp_relayout). DCP groups are
-// consecutive slices of a TP group (parallel_state.py @ 0005973a), so a rank's
-// DCP rank is tp_rank % dcp_size (runtime_context.py @ 0099dee6), and attention
-// ranks are tp_rank % attn_tp. A decode rank registers with every prefill rank
+// dst_dcp_rank of each registration (requires_dcp_relayout); attention ranks
+// are tp_rank % attn_tp. A decode rank registers with every prefill rank
 // of target_tp_ranks (MLA dummies too), in whichever prefill DP group a request
 // routes to, so every prefill DP group counts.
 void dcp_rank_findings(const Side& prefill, const Side& decode, const model::Layout& pl, const model::Layout& dl,
@@ -451,7 +455,7 @@ void dcp_rank_findings(const Side& prefill, const Side& decode, const model::Lay
 {
   const int dcp = prefill.args.dcp_size;
   if (!prefill.profile.pd_decode_dcp || !decode.profile.pd_decode_dcp || dcp <= 1 || decode.args.dcp_size != dcp ||
-      !dcp_pool_ok(decode) || prefill.args.attn_cp_size != 1) {
+      decode_refuses_dcp(prefill, decode)) {
     return; // no check, another size, or the decode refused before it registers
   }
   const int p_attn = pl.attn_tp_size;
@@ -473,7 +477,7 @@ void dcp_rank_findings(const Side& prefill, const Side& decode, const model::Lay
     for (const int target : plan::sglang_target_tp_ranks(d_rank % d_attn, d_attn, p_attn)) {
       for (int p_rank = target; p_rank < prefill.args.tp_size; p_rank += p_attn) {
         ++registrations;
-        if (p_rank % dcp != d_rank % dcp) {
+        if (plan::sglang_dcp_rank(p_rank, dcp) != plan::sglang_dcp_rank(d_rank, dcp)) {
           ++mismatched;
           if (mismatches.size() < k_listed) {
             mismatches.push_back({p_rank, d_rank});
@@ -491,10 +495,11 @@ void dcp_rank_findings(const Side& prefill, const Side& decode, const model::Lay
     fmt::format("both sides run --dcp-size {}, but {} of {} registrations pair different DCP ranks (first: decode TP "
                 "rank {}, DCP rank {}, registers with prefill TP rank {}, DCP rank {}; prefill attention TP {}, "
                 "decode attention TP {})",
-                dcp, mismatched, registrations, first.decode_tp_rank, first.decode_tp_rank % dcp,
-                first.prefill_tp_rank, first.prefill_tp_rank % dcp, p_attn, d_attn));
-  f.runtime_error = render_delivered(MessageId::dcp_rank_mismatch, {{"prefill_dcp_rank", first.prefill_tp_rank % dcp},
-                                                                    {"decode_dcp_rank", first.decode_tp_rank % dcp}});
+                dcp, mismatched, registrations, first.decode_tp_rank, plan::sglang_dcp_rank(first.decode_tp_rank, dcp),
+                first.prefill_tp_rank, plan::sglang_dcp_rank(first.prefill_tp_rank, dcp), p_attn, d_attn));
+  f.runtime_error = render_delivered(MessageId::dcp_rank_mismatch,
+                                     {{"prefill_dcp_rank", plan::sglang_dcp_rank(first.prefill_tp_rank, dcp)},
+                                      {"decode_dcp_rank", plan::sglang_dcp_rank(first.decode_tp_rank, dcp)}});
   f.where = relayout_where(prefill);
   f.evidence["dcp_size"] = dcp;
   f.evidence["prefill_attn_tp_size"] = p_attn;

@@ -3,6 +3,7 @@
 #include "io/side_file.hpp"
 #include "model/layout.hpp"
 #include "sglang/side_layout.hpp"
+#include "plan/fleet_pairs.hpp"
 #include "util/error.hpp"
 #include "wire/registration.hpp"
 #include "wire/registration_codec.hpp"
@@ -106,7 +107,7 @@ Verdict run_encode(const EncodeOptions& o, CommandContext& ctx)
   params.dst_tp_rank = o.rank;
   params.dst_attn_tp_size = layout.attn_tp_size;
   params.dcp_size = side.args.dcp_size;
-  params.dcp_rank = o.rank % side.args.dcp_size; // DCP groups are consecutive slices of a TP group
+  params.dcp_rank = plan::sglang_dcp_rank(o.rank, side.args.dcp_size);
   params.gpu_id = o.rank;
   const wire::Registration r = wire::registration_from_layout(*rank_layout, params);
   wire::EncodedRegistration encoded;

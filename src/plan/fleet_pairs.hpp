@@ -67,6 +67,14 @@ struct FleetPair
 /// the larger or equal, prefill_tp / decode_tp consecutive ranks otherwise.
 std::vector<int> sglang_target_tp_ranks(int decode_tp_rank, int decode_attn_tp, int prefill_attn_tp);
 
+/// A rank's decode-context-parallel rank: DCP groups are consecutive slices of a
+/// TP group (distributed/parallel_state.py @ 0005973a), so tp_rank % dcp_size
+/// (runtime_context.py @ 0099dee6); 0 without DCP.
+constexpr int sglang_dcp_rank(int tp_rank, int dcp_size)
+{
+  return dcp_size > 1 ? tp_rank % dcp_size : 0;
+}
+
 /// The pairs to probe, in a stable order (prefill rank, then decode rank).
 /// `sglang` treats every `attn_tp` consecutive ranks of a side as one instance
 /// (attention-TP ranks 0..attn_tp-1) and pairs every prefill instance with

@@ -231,6 +231,24 @@ TEST_CASE("check::run_check: a hybrid-MLA model's SWA state at unequal TP, relea
   CHECK(found("0.5.20").empty());
 }
 
+TEST_CASE("check::run_check: a hybrid-MLA model's MiniMax state is refused at unequal TP with full confidence",
+          "[check][extra-state]")
+{
+  // No release exempts MiniMax state from the unequal-TP check, MLA or not:
+  // the low confidence of the SWA case above is not carried over.
+  check::CheckInput in;
+  in.prefill = io::side_from_args(sglang::Role::prefill, "--tp 4 --disaggregation-mode prefill", "kimi-linear-48b-a3b",
+                                  "0.5.19", {}, "test");
+  in.decode = io::side_from_args(sglang::Role::decode, "--tp 2 --disaggregation-mode decode", "kimi-linear-48b-a3b",
+                                 "0.5.19", {}, "test");
+  in.prefill.extra_state_types = {ExtraStateType::minimax_index_k};
+  in.decode.extra_state_types = {ExtraStateType::minimax_index_k};
+  const auto found = findings_with(check::run_check(in), "extra-state-minimax");
+  REQUIRE(found.size() == 4);
+  CHECK(*found[0].runtime_error == render_delivered(MessageId::minimax_tp, {{"what", "sparse index"}}));
+  CHECK_FALSE(found[0].evidence.contains("confidence"));
+}
+
 TEST_CASE("check::run_check: --dcp-size with Mori is refused at startup with SGLang's text", "[check][dcp]")
 {
   check::CheckInput in;
