@@ -427,7 +427,7 @@ CheckResult check(const CheckInput& input, Depth depth)
   in.prefill_profile = prefill.profile;
   in.prefill_pp_size = p_pp;
   in.prefill_attn_tp_size = p_tp;
-  in.mla = prefill.model.hybrid_mla;
+  in.hybrid_mla = prefill.model.hybrid_mla;
   in.prefill_bootstrap_port = prefill.args.bootstrap_port;
   in.src_slot = input.src_slot;
   in.dst_slot = input.dst_slot;

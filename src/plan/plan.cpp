@@ -154,9 +154,11 @@ void mooncake_plan(const PairInput& in, PairPlan& plan)
 {
   const Profile& p = in.prefill_profile;
   const bool unequal_tp = in.prefill_attn_tp_size != in.decode_attn_tp_size;
-  if (p.mooncake_format == RegistrationFormat::no_state_lens && unequal_tp && !in.mla) {
+  if (p.mooncake_format == RegistrationFormat::no_state_lens && unequal_tp) {
     // transfer_worker, after the last KV chunk and before maybe_send_extra; its
-    // handler turns it into the transfer thread's death.
+    // handler turns it into the transfer thread's death. The guard is `not
+    // self.is_mla_backend`, which a hybrid pool never is: the text says
+    // "non-MLA" yet Kimi-Linear raises too (docs/sglang-decisions.md §6).
     plan.function = "transfer_worker";
     plan.error = sglang_error(MessageId::mooncake_unequal_tp_hybrid, {}, plan.function);
     plan.error->surfaced_as = transfer_thread_death(*plan.error, in);
@@ -168,9 +170,10 @@ void mooncake_plan(const PairInput& in, PairPlan& plan)
     return;
   }
   // _validate_envelope_kv_layout is reached from send_kvcache only, which an
-  // unequal-TP pair takes for MLA models alone; a non-MLA pair goes on to the
-  // layout check below (SGLang's source at v0.5.20, docs/sglang-decisions.md).
-  if (in.src.unified && unequal_tp && (in.mla || p.unified_unequal_tp)) {
+  // unequal-TP pair takes for MLA and hybrid-MLA pools alone; any other pair
+  // goes on to the layout check below (SGLang's source at v0.5.20,
+  // docs/sglang-decisions.md §1).
+  if (in.src.unified && unequal_tp && (in.hybrid_mla || p.unified_unequal_tp)) {
     plan.function = p.unified_unequal_tp ? "_validate_unified_peer_layout" : "_validate_envelope_kv_layout";
     plan.error =
       p.unified_unequal_tp

@@ -55,7 +55,10 @@ struct PairInput
   StateMetadata dst;
   std::int64_t src_slot = 3;
   std::int64_t dst_slot = 5;
-  bool mla = false;                ///< the prefill's attention is MLA (SGLang's is_mla_backend)
+  /// The prefill's pool is hybrid with MLA full attention (SGLang's
+  /// is_hybrid_mla_backend: Kimi-Linear, GLM-5-Next). SGLang's is_mla_backend
+  /// is false for every pool that carries state (a HybridLinearKVPool).
+  bool hybrid_mla = false;
   int prefill_bootstrap_port = 8998; ///< named in the transfer thread's death message
   int src_index_count = 1; ///< prefill's own state index list length
   int dst_index_count = 1; ///< dst_state_indices length for the Mamba component

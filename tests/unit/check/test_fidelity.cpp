@@ -69,6 +69,18 @@ TEST_CASE("pre-dims Mooncake: unequal attention TP on a non-MLA model kills the 
   CHECK(with_rule(r, "silent-wrong-bytes").empty()); // nothing was sent to simulate
 }
 
+TEST_CASE("pre-dims Mooncake: Kimi-Linear (MLA full attention) at unequal TP dies the same way", "[check][fidelity]")
+{
+  // transfer_worker tests `not self.is_mla_backend`, and is_mla_backend is an
+  // isinstance test for MLATokenToKVPool: Kimi-Linear's pool is a
+  // HybridLinearKVPool around one, so the "non-MLA" text is raised for it too.
+  const auto r = check_pair(side(sglang::Role::prefill, "--tp 2", "0.5.6", "kimi-linear-48b-a3b"),
+                            side(sglang::Role::decode, "--tp 1", "0.5.6", "kimi-linear-48b-a3b"));
+  const auto found = with_rule(r, "mooncake-unequal-tp-hybrid");
+  REQUIRE(found.size() == 2); // both prefill ranks send to the one decode rank
+  CHECK(*found[0]->runtime_error == render_delivered(MessageId::mooncake_unequal_tp_hybrid, {}));
+}
+
 TEST_CASE("pre-dims and flat Mooncake walk the decode's pointers", "[plan][fidelity]")
 {
   SECTION("more decode entries than the prefill has: IndexError")

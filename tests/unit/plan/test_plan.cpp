@@ -202,7 +202,7 @@ TEST_CASE("plan::build_pair_plan: unequal TP without dims degrades to whole item
   CHECK(rows(p) == std::vector<CopyRow>{{0, 0, 300, 500, 100}});
 }
 
-TEST_CASE("plan::build_pair_plan: pre-dims Mooncake refuses unequal TP for non-MLA models in transfer_worker", "[plan]")
+TEST_CASE("plan::build_pair_plan: pre-dims Mooncake refuses unequal TP for every hybrid model in transfer_worker", "[plan]")
 {
   PairInput in = input("0.5.6");
   in.prefill_attn_tp_size = 2;
@@ -217,13 +217,22 @@ TEST_CASE("plan::build_pair_plan: pre-dims Mooncake refuses unequal TP for non-M
   CHECK(p.error->surfaced_as == thread_death(render_message(MessageId::mooncake_unequal_tp_hybrid, {}), 9100));
   CHECK(p.copies.empty());
 
-  SECTION("an MLA prefill goes on to the whole-item send over the decode's pointers")
+  SECTION("a hybrid-MLA prefill too: `not is_mla_backend` holds for its HybridLinearKVPool, whatever the text says")
   {
-    in.mla = true;
+    in.hybrid_mla = true;
     const PairPlan mla = build_pair_plan(in);
-    CHECK_FALSE(mla.error);
-    CHECK(mla.path == PlanPath::whole_item);
-    CHECK(rows(mla) == std::vector<CopyRow>{{0, 0, 300, 500, 100}});
+    REQUIRE(mla.error);
+    CHECK(mla.error->id == MessageId::mooncake_unequal_tp_hybrid);
+    CHECK(mla.copies.empty());
+  }
+  SECTION("equal TP goes on to the whole-item send over the decode's pointers")
+  {
+    in.hybrid_mla = true;
+    in.prefill_attn_tp_size = 1;
+    const PairPlan equal = build_pair_plan(in);
+    CHECK_FALSE(equal.error);
+    CHECK(equal.path == PlanPath::whole_item);
+    CHECK(rows(equal) == std::vector<CopyRow>{{0, 0, 300, 500, 100}});
   }
 }
 
@@ -271,11 +280,11 @@ TEST_CASE("plan::build_pair_plan: unified memory checks, by release", "[plan]")
     CHECK(p.error->function == "_validate_unified_peer_layout");
     CHECK(p.error->rendered() == render_delivered(MessageId::unified_unequal_tp_requirements, {}));
   }
-  SECTION("v0.5.20: the envelope check is reached by MLA models only")
+  SECTION("v0.5.20: the envelope check is reached by hybrid-MLA models only")
   {
     PairInput in = input("0.5.20");
     in.src.unified = true;
-    in.mla = true;
+    in.hybrid_mla = true;
     in.prefill_attn_tp_size = 4;
     in.decode_attn_tp_size = 2;
     const PairPlan p = build_pair_plan(in);
