@@ -31,6 +31,11 @@ struct Analyzer::Flow
   ZmtpParser zmtp;
   TcpStream::Sink to_zmtp;       ///< bound once per flow, not per packet
   ZmtpParser::Sink to_analyzer;
+  /// The last registration on this flow and how it classified. SGLang's decode
+  /// sends the same registration again and again, and classify() depends on
+  /// the frames (and --backend) alone, so a byte-identical one is not decoded again.
+  std::optional<wire::Frames> last_registration;
+  FoundMessage last_registration_found;
 };
 
 std::string timestamp_text(const Timestamp& t)
@@ -128,7 +133,22 @@ void Analyzer::on_zmtp_message(std::size_t f, const ZmtpMessage& m)
   found.offset = m.offset;
   found.time = m.time;
   found.frame_count = m.frames.size();
-  classify(found, m.frames, m_options.backend);
+  Flow& state = *m_flows[f];
+  if (state.last_registration && *state.last_registration == m.frames) {
+    const FoundMessage& seen = state.last_registration_found;
+    found.kind = seen.kind;
+    found.backend = seen.backend;
+    found.backend_from_guard = seen.backend_from_guard;
+    found.generation = seen.generation;
+    found.dst_tp_rank = seen.dst_tp_rank;
+    found.dst_attn_tp = seen.dst_attn_tp;
+  } else {
+    classify(found, m.frames, m_options.backend);
+    if (found.kind == MessageKind::registration) {
+      state.last_registration = m.frames;
+      state.last_registration_found = found;
+    }
+  }
   FlowReport& flow = m_report.flows[f];
   flow.message_count += 1;
   m_report.message_count += 1;
@@ -308,6 +328,14 @@ void classify(FoundMessage& m, const wire::Frames& frames, std::optional<Transfe
     return;
   }
   if (is_ascii_int(first)) {
+    // A capture holds a million TransferInfos: the verdict alone decides, and
+    // only a malformed one is decoded again for the why.
+    if (const auto generation = wire::transfer_info_verdict(backend, frames)) {
+      m.kind = MessageKind::transfer_info;
+      m.generation = *generation;
+      m.room = wire::to_string(first);
+      return;
+    }
     const wire::TransferInfoDecode d = wire::decode_transfer_info(backend, frames);
     if (!d.transfer_info) {
       m.problem = fmt::format("frame {} is a room number but the {} frames do not decode as a TransferInfo: frame {} ({}): "

@@ -86,15 +86,59 @@ void ZmtpParser::header_done()
                                      k_max_frame));
     return;
   }
-  if (m_spare.empty()) {
-    m_body.clear();
-  } else {
-    m_body = std::move(m_spare.back());
-    m_spare.pop_back();
-    m_body.clear();
-  }
+  take_spare_body();
   m_body.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(m_body_size, 1u << 20)));
   m_part = Part::body;
+}
+
+void ZmtpParser::take_spare_body()
+{
+  if (!m_spare.empty()) {
+    m_body = std::move(m_spare.back());
+    m_spare.pop_back();
+  }
+  m_body.clear();
+}
+
+std::size_t ZmtpParser::whole_frames(std::span<const std::uint8_t> bytes, std::uint64_t packet, const Sink& sink,
+                                     Timestamp time)
+{
+  std::size_t at = 0;
+  while (m_state == State::traffic && bytes.size() - at >= 2) {
+    const std::uint8_t f = bytes[at];
+    if ((f & (k_reserved | k_command)) != 0) {
+      break; // commands and bad flags take the byte-wise path, which reports them
+    }
+    std::size_t header = 2;
+    std::uint64_t size = bytes[at + 1];
+    if ((f & k_long) != 0) {
+      if (bytes.size() - at < 9) {
+        break;
+      }
+      header = 9;
+      size = 0;
+      for (std::size_t k = 1; k <= 8; ++k) {
+        size = (size << 8) | bytes[at + k];
+      }
+    }
+    if (size > k_max_frame || size > bytes.size() - at - header) {
+      break;
+    }
+    m_frame_at = m_offset + at;
+    if (!m_in_message) {
+      m_packet = packet;
+      m_time = time;
+    }
+    m_flags = f;
+    m_body_size = size;
+    take_spare_body();
+    const auto body = bytes.subspan(at + header, static_cast<std::size_t>(size));
+    m_body.assign(body.begin(), body.end());
+    at += header + static_cast<std::size_t>(size);
+    body_done(sink);
+  }
+  m_offset += at;
+  return at;
 }
 
 void ZmtpParser::command(const std::vector<std::uint8_t>& body, std::uint64_t at)
@@ -178,6 +222,14 @@ void ZmtpParser::feed(std::span<const std::uint8_t> bytes, std::uint64_t packet,
       ++i;
       ++m_offset;
       continue;
+    }
+    if (m_part == Part::flags && m_state == State::traffic) {
+      // Frames that lie whole in these bytes are read at once; the byte-wise
+      // reading below takes over at the first that does not.
+      i += whole_frames(bytes.subspan(i), packet, sink, time);
+      if (i == bytes.size()) {
+        break;
+      }
     }
     switch (m_part) {
     case Part::flags: {

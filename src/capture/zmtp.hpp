@@ -72,6 +72,11 @@ private:
   void fail(std::uint64_t offset, std::string what);
   void greeting_byte(std::uint8_t b);
   void header_done();
+  void take_spare_body();
+  /// Reads the message frames that lie whole in `bytes`, from a frame's first
+  /// byte on, and says how many bytes they took: no per-byte state machine and
+  /// no allocation once the frame buffers are warm.
+  std::size_t whole_frames(std::span<const std::uint8_t> bytes, std::uint64_t packet, const Sink& sink, Timestamp time);
   void body_done(const Sink& sink);
   void command(const std::vector<std::uint8_t>& body, std::uint64_t at);
 

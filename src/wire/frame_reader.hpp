@@ -20,6 +20,18 @@ namespace pdcheck::wire::detail {
 
 using wire::Absent;
 
+/// A field's decoder with its strict verdict alone (`valid`), for readers that
+/// only classify: a capture classifies a million messages and lists a thousand.
+template <typename Decode, typename Valid>
+struct FieldCodec
+{
+  Decode decode;
+  Valid valid;
+  auto operator()(ByteView b) const { return decode(b); }
+};
+template <typename Decode, typename Valid>
+FieldCodec(Decode, Valid) -> FieldCodec<Decode, Valid>;
+
 /// Reads the frames of one message field by field, in the order SGLang's parser
 /// evaluates them, and keeps the one problem that matters: in strict mode the
 /// malformed frame with the lowest index, in sglang mode the first exception.
@@ -44,13 +56,30 @@ public:
     m_info.reserve(expected_frames);
   }
 
+  /// A strict reader that keeps only the verdict: read() decodes no value and
+  /// records no frame info, and a problem says where, not why (whoever needs
+  /// the why decodes again with a full reader). A field whose codec has a
+  /// `valid` test is judged by it, any other by its decoder.
+  struct VerdictOnly
+  {
+  };
+  FrameReader(const Frames& frames, std::size_t base, std::size_t expected_frames, VerdictOnly)
+    : m_frames(frames),
+      m_base(base),
+      m_mode(DecodeMode::strict),
+      m_expected_frames(expected_frames),
+      m_verdict_only(true)
+  {
+  }
+
   DecodeMode mode() const { return m_mode; }
   std::size_t payload_size() const { return m_frames.size() > m_base ? m_frames.size() - m_base : 0; }
   bool present(std::size_t index) const { return m_base + index < m_frames.size(); }
   ByteView frame(std::size_t index) const { return m_frames[m_base + index]; }
   std::size_t wire(std::size_t index) const { return m_base + index; }
   /// In sglang mode, true once SGLang would have raised: nothing after counts.
-  bool stopped() const { return m_mode == DecodeMode::sglang && m_problem.has_value(); }
+  /// A verdict-only reader stops at the first problem too: the verdict is made.
+  bool stopped() const { return (m_mode == DecodeMode::sglang || m_verdict_only) && m_problem.has_value(); }
 
   /// Decodes payload frame `index` with `decode` (ByteView -> Decoded<T>).
   /// `field` and `encoding` are string literals (FrameInfo keeps the pointers:
@@ -70,6 +99,12 @@ public:
       return std::nullopt;
     }
     const ByteView bytes = frame(index);
+    if (m_verdict_only) {
+      if (!(absent == Absent::default_when_absent_or_empty && bytes.empty()) && !valid(decode, bytes)) {
+        fail(index, field, std::nullopt, "malformed", "");
+      }
+      return std::nullopt;
+    }
     m_info.push_back(FrameInfo{wire(index), field, encoding, bytes.size()});
     if (absent == Absent::default_when_absent_or_empty && bytes.empty()) {
       return std::nullopt;
@@ -109,6 +144,10 @@ public:
   /// Records "frame `index` is missing".
   void missing(std::size_t index, std::string_view field)
   {
+    if (m_verdict_only) {
+      fail(index, field, std::nullopt, "missing", "");
+      return;
+    }
     const std::string what = fmt::format("missing: expected {} frames for {}, got {}",
                                          std::max(m_expected_frames, wire(index) + 1), m_kind, m_frames.size());
     if (m_mode == DecodeMode::strict) {
@@ -139,7 +178,13 @@ public:
     }
   }
 
-  void note(std::string text) { m_notes.push_back(std::move(text)); }
+  void note(std::string text)
+  {
+    if (!m_verdict_only) {
+      m_notes.push_back(std::move(text));
+    }
+  }
+  bool verdict_only() const { return m_verdict_only; }
 
   const std::optional<FrameProblem>& problem() const { return m_problem; }
   std::vector<FrameInfo> take_info() { return std::move(m_info); }
@@ -147,6 +192,16 @@ public:
   std::string_view consequence() const { return m_consequence; }
 
 private:
+  template <typename F>
+  static bool valid(const F& decode, ByteView bytes)
+  {
+    if constexpr (requires { decode.valid(bytes); }) {
+      return decode.valid(bytes);
+    } else {
+      return !decode(bytes).issue;
+    }
+  }
+
   const Frames& m_frames;
   std::size_t m_base;
   DecodeMode m_mode;
@@ -156,6 +211,7 @@ private:
   std::optional<FrameProblem> m_problem;
   std::vector<FrameInfo> m_info;
   std::vector<std::string> m_notes;
+  bool m_verdict_only = false;
 };
 
 } // namespace pdcheck::wire::detail

@@ -164,6 +164,27 @@ Decoded<std::int64_t> decode_ascii_int(ByteView frame)
   return out;
 }
 
+bool is_str_int(ByteView frame)
+{
+  std::size_t i = !frame.empty() && frame[0] == '-' ? 1 : 0;
+  const bool negative = i == 1;
+  if (i == frame.size() || (frame[i] == '0' && frame.size() > i + 1)) {
+    return false;
+  }
+  std::int64_t value = 0;
+  for (; i < frame.size(); ++i) {
+    if (!is_digit(frame[i]) || !accumulate(value, frame[i], negative)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool is_ascii(ByteView frame)
+{
+  return !first_non_ascii(frame).has_value();
+}
+
 Decoded<std::string> decode_ascii_text(ByteView frame)
 {
   Decoded<std::string> out;
@@ -225,6 +246,11 @@ Bytes encode_int32_array(const std::vector<std::int32_t>& values)
     append_le32(out, static_cast<std::uint32_t>(v));
   }
   return out;
+}
+
+bool is_int32_array(ByteView frame)
+{
+  return frame.size() % 4 == 0;
 }
 
 Decoded<std::vector<std::int32_t>> decode_int32_array(ByteView frame)

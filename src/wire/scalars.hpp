@@ -21,6 +21,13 @@ Bytes encode_ascii_int(std::int64_t value);
 /// underscores between digits are accepted.
 Decoded<std::int64_t> decode_ascii_int(ByteView frame);
 
+/// decode_ascii_int's strict verdict alone, without its errors or SGLang's
+/// reading: a capture classifies a million messages by it.
+bool is_str_int(ByteView frame);
+
+/// decode_ascii_text's strict verdict alone.
+bool is_ascii(ByteView frame);
+
 /// Strict: ASCII only. `sglang` follows `frame.decode("ascii")`.
 Decoded<std::string> decode_ascii_text(ByteView frame);
 
@@ -40,5 +47,8 @@ Bytes encode_int32_array(const std::vector<std::int32_t>& values);
 /// Strict: a whole number of int32s. `sglang` follows `np.frombuffer(b, np.int32)`:
 /// ValueError "buffer size must be a multiple of element size" otherwise.
 Decoded<std::vector<std::int32_t>> decode_int32_array(ByteView frame);
+
+/// decode_int32_array's strict verdict alone.
+bool is_int32_array(ByteView frame);
 
 } // namespace pdcheck::wire

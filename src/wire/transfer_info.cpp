@@ -47,26 +47,32 @@ std::string_view consequence(TransferBackend backend)
   return "";
 }
 
+using detail::FieldCodec;
+
 auto ascii_int()
 {
-  return [](ByteView b) { return decode_ascii_int(b); };
+  return FieldCodec{[](ByteView b) { return decode_ascii_int(b); }, [](ByteView b) { return is_str_int(b); }};
 }
 auto ascii_text()
 {
-  return [](ByteView b) { return decode_ascii_text(b); };
+  return FieldCodec{[](ByteView b) { return decode_ascii_text(b); }, [](ByteView b) { return is_ascii(b); }};
 }
 auto int32_array()
 {
-  return [](ByteView b) { return decode_int32_array(b); };
+  return FieldCodec{[](ByteView b) { return decode_int32_array(b); }, [](ByteView b) { return is_int32_array(b); }};
 }
 auto index_lists()
 {
-  return [](ByteView b) { return unpack_int_lists_i32(b); };
+  return FieldCodec{[](ByteView b) { return unpack_int_lists_i32(b); }, [](ByteView b) { return is_sane_int_lists(b, 4); }};
+}
+auto opaque()
+{
+  return FieldCodec{[](ByteView b) { return detail::decode_opaque(b); }, [](ByteView) { return true; }};
 }
 // A flat int32 array read as one component (b"" -> none).
 auto index_array_as_component()
 {
-  return [](ByteView b) {
+  const auto decode = [](ByteView b) {
     Decoded<std::vector<std::int32_t>> d = decode_int32_array(b);
     Decoded<I32Lists> out;
     out.issue = d.issue;
@@ -79,6 +85,7 @@ auto index_array_as_component()
     }
     return out;
   };
+  return FieldCodec{decode, [](ByteView b) { return is_int32_array(b); }};
 }
 
 void decode_mooncake(FrameReader& reader, bool comp, TransferInfo& t)
@@ -94,10 +101,8 @@ void decode_mooncake(FrameReader& reader, bool comp, TransferInfo& t)
   }
   const bool dummy = reader.frame(4).empty() && reader.frame(5).empty();
   if (dummy) {
-    reader.read<Bytes>(4, "dst_kv_indices", "int32 array (b'' for a dummy)", Absent::required,
-                       [](ByteView b) { return detail::decode_opaque(b); });
-    reader.read<Bytes>(5, "dst_aux_index", "ascii int (b'' for a dummy)", Absent::required,
-                       [](ByteView b) { return detail::decode_opaque(b); });
+    reader.read<Bytes>(4, "dst_kv_indices", "int32 array (b'' for a dummy)", Absent::required, opaque());
+    reader.read<Bytes>(5, "dst_aux_index", "ascii int (b'' for a dummy)", Absent::required, opaque());
     if (reader.present(6) && !reader.frame(6).empty()) {
       reader.note(fmt::format("frame 6 (dst_state_indices) holds {} bytes that SGLang ignores because the message is a "
                               "dummy",
@@ -170,12 +175,11 @@ void decode_nixl(FrameReader& reader, bool comp, TransferInfo& t)
 {
   if (comp) {
     // The bootstrap handler validates the generation tag before parsing.
-    if (auto v = reader.read<std::string>(10, "transfer_generation", "ascii", Absent::required, ascii_text())) {
-      t.transfer_generation = *v;
-      if (v->empty()) {
-        reader.fail(10, "transfer_generation", 0, "expected a non-empty transfer generation tag",
-                    "SGLang drops metadata without a valid generation");
-      }
+    reader.read_into<std::string>(t.transfer_generation, 10, "transfer_generation", "ascii", Absent::required,
+                                  ascii_text());
+    if (!reader.stopped() && reader.present(10) && reader.frame(10).empty()) {
+      reader.fail(10, "transfer_generation", 0, "expected a non-empty transfer generation tag",
+                  "SGLang drops metadata without a valid generation");
     }
     reader.read_into<I32Lists>(t.dst_state_indices, 7, "dst_state_indices", "pack_int_lists 'i' or b''",
                                Absent::default_when_absent_or_empty, index_lists());
@@ -275,16 +279,48 @@ std::string_view transfer_info_kind(TransferBackend backend, Generation generati
 
 } // namespace
 
+namespace {
+
+std::size_t guard_frames(TransferBackend backend)
+{
+  return backend == TransferBackend::mooncake ? 0 : 1;
+}
+
+std::string_view guard_text(TransferBackend backend)
+{
+  return backend == TransferBackend::mori ? "MoriMsgGuard" : "NixlMsgGuard";
+}
+
+/// A TransferInfo's shape follows from its frame count alone: more frames than
+/// the flat parser reads makes it components.
+Generation generation_by_count(TransferBackend backend, std::size_t frame_count)
+{
+  const std::size_t guard = guard_frames(backend);
+  const std::size_t payload = frame_count > guard ? frame_count - guard : 0;
+  return payload > payload_count(backend, Generation::flat) ? Generation::components : Generation::flat;
+}
+
+void decode_payload(TransferBackend backend, FrameReader& reader, bool comp, TransferInfo& t)
+{
+  switch (backend) {
+  case TransferBackend::mooncake: decode_mooncake(reader, comp, t); break;
+  case TransferBackend::mori: decode_mori(reader, comp, t); break;
+  case TransferBackend::nixl: decode_nixl(reader, comp, t); break;
+  case TransferBackend::ascend:
+  case TransferBackend::fake:
+  case TransferBackend::mooncake_tcp: throw_not_wire_speaking(backend);
+  }
+}
+
+} // namespace
+
 std::pair<Generation, std::vector<std::string>> detect_transfer_info_generation(TransferBackend backend,
                                                                                 const Frames& frames)
 {
-  const std::size_t guard = backend == TransferBackend::mooncake ? 0 : 1;
-  const std::size_t payload = frames.size() > guard ? frames.size() - guard : 0;
-  const std::size_t components = payload_count(backend, Generation::components);
-  const std::size_t flat = payload_count(backend, Generation::flat);
+  const std::size_t guard = guard_frames(backend);
   std::vector<std::string> evidence;
-  const Generation g = payload > flat ? Generation::components : Generation::flat;
-  const std::size_t expected = (g == Generation::components ? components : flat) + guard;
+  const Generation g = generation_by_count(backend, frames.size());
+  const std::size_t expected = payload_count(backend, g) + guard;
   evidence.push_back(fmt::format("{} frames: a {} {} TransferInfo has {}", frames.size(),
                                  transfer_backend_name(backend), generation_name(g), expected));
   const std::size_t state = (backend == TransferBackend::nixl ? 7 : 6) + guard;
@@ -312,13 +348,13 @@ TransferInfoDecode decode_transfer_info(TransferBackend backend, const Frames& f
     t.generation_evidence = std::move(evidence);
   }
   const bool comp = t.generation == Generation::components;
-  const std::size_t base = backend == TransferBackend::mooncake ? 0 : 1;
+  const std::size_t base = guard_frames(backend);
   const std::string_view kind = transfer_info_kind(backend, t.generation);
   FrameReader reader(frames, base, mode, kind, base + payload_count(backend, t.generation), consequence(backend));
 
   bool guard_ok = true;
   if (base == 1) {
-    const std::string_view guard = backend == TransferBackend::mori ? "MoriMsgGuard" : "NixlMsgGuard";
+    const std::string_view guard = guard_text(backend);
     if (frames.empty() || !bytes_equal(frames[0], guard)) {
       const std::string got = frames.empty() ? "no frames" : python_bytes_repr(frames[0]);
       reader.fail_wire(0, "guard", frames.empty() ? std::nullopt : std::optional<std::size_t>(0),
@@ -330,14 +366,7 @@ TransferInfoDecode decode_transfer_info(TransferBackend backend, const Frames& f
     }
   }
   if (guard_ok) {
-    switch (backend) {
-    case TransferBackend::mooncake: decode_mooncake(reader, comp, t); break;
-    case TransferBackend::mori: decode_mori(reader, comp, t); break;
-    case TransferBackend::nixl: decode_nixl(reader, comp, t); break;
-    case TransferBackend::ascend:
-    case TransferBackend::fake:
-    case TransferBackend::mooncake_tcp: throw_not_wire_speaking(backend);
-    }
+    decode_payload(backend, reader, comp, t);
   }
   t.frames = reader.take_info();
   std::sort(t.frames.begin(), t.frames.end(), [](const FrameInfo& a, const FrameInfo& b) { return a.index < b.index; });
@@ -355,6 +384,22 @@ TransferInfoDecode decode_transfer_info(TransferBackend backend, const Frames& f
   t.notes = out.notes;
   out.transfer_info = std::move(t);
   return out;
+}
+
+std::optional<Generation> transfer_info_verdict(TransferBackend backend, const Frames& frames)
+{
+  const std::size_t base = guard_frames(backend);
+  if (base == 1 && (frames.empty() || !bytes_equal(frames[0], guard_text(backend)))) {
+    return std::nullopt;
+  }
+  const Generation g = generation_by_count(backend, frames.size());
+  FrameReader reader(frames, base, base + payload_count(backend, g), FrameReader::VerdictOnly{});
+  TransferInfo unread; // the decoders' destination; a verdict-only reader stores nothing in it
+  decode_payload(backend, reader, g == Generation::components, unread);
+  if (reader.problem()) {
+    return std::nullopt;
+  }
+  return g;
 }
 
 TransferInfo decode_transfer_info_or_throw(TransferBackend backend, const Frames& frames,

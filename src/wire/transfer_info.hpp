@@ -74,6 +74,11 @@ TransferInfoDecode decode_transfer_info(TransferBackend backend, const Frames& f
                                         std::optional<Generation> generation = std::nullopt,
                                         DecodeMode mode = DecodeMode::strict);
 
+/// decode_transfer_info's strict verdict with the generation it detects, and
+/// nothing else: no values, frame info, notes or texts. nullopt exactly when
+/// the strict decode has a problem (tests/unit/wire/test_transfer_info_verdict.cpp).
+std::optional<Generation> transfer_info_verdict(TransferBackend backend, const Frames& frames);
+
 /// Strict decode; throws InputError("<origin>: frame N (field)", "byte K: ...").
 TransferInfo decode_transfer_info_or_throw(TransferBackend backend, const Frames& frames,
                                            std::optional<Generation> generation, const std::string& origin);

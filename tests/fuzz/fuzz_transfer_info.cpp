@@ -1,6 +1,7 @@
 // TransferInfo decoders of the three backends: the first byte picks the
 // backend, the rest are frames. Whatever strict decoding accepts must survive
-// encode and decode again.
+// encode and decode again, and the verdict-only reading `pdcheck capture`
+// classifies by must say exactly what the strict decode says.
 
 #include "fuzz_common.hpp"
 #include "wire/transfer_info.hpp"
@@ -13,6 +14,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   const pdcheck::TransferBackend backend = k_wire_backends[data[0] % k_wire_backends.size()]; // mooncake, mori, nixl
   const Frames frames = pdcheck::fuzz::split_frames(data + 1, size - 1);
+  const TransferInfoDecode strict = decode_transfer_info(backend, frames);
+  const std::optional<Generation> verdict = transfer_info_verdict(backend, frames);
+  if (verdict.has_value() != strict.transfer_info.has_value() ||
+      (verdict && *verdict != strict.transfer_info->generation)) {
+    pdcheck::fuzz::invariant_broken("the verdict-only reading disagrees with the strict decode");
+  }
   for (std::optional<Generation> g :
        {std::optional<Generation>{}, std::optional<Generation>{Generation::flat},
         std::optional<Generation>{Generation::components}}) {

@@ -3,6 +3,7 @@
 // pcapng, a capture recorded from a real ZMQ PUSH/PULL pair on loopback, and the
 // errors malformed pcaps and ZMTP streams give.
 #include "capture/analyzer.hpp"
+#include "capture/zmtp.hpp"
 #include "io/capture_file.hpp"
 #include "io/pcap_file.hpp"
 #include "util/error.hpp"
@@ -16,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <random>
 
 using namespace pdcheck;
 using test::ByteString;
@@ -115,6 +117,53 @@ TEST_CASE("capture: a registration and a TransferInfo cut into small segments co
       CHECK(f.zmtp_version == "3.1");
       CHECK(flow_from(r, k_prefill).socket_type == "PULL");
       CHECK(flow_from(r, k_prefill).messages.empty());
+    }
+  }
+}
+
+TEST_CASE("ZMTP: frames read whole give what the byte-wise reading gives, however the stream is cut", "[capture][property]")
+{
+  // The parser reads a frame that lies whole in the bytes at hand in one step
+  // and falls back to reading byte by byte otherwise; fed one byte at a time it
+  // takes the byte-wise path alone, the reference here. Random messages mix
+  // empty, short and long (> 255 bytes: 8-byte size) frames.
+  std::mt19937 rng(20261206);
+  for (int round = 0; round < 40; ++round) {
+    std::vector<std::vector<ByteString>> messages(1 + rng() % 30);
+    for (auto& m : messages) {
+      m.resize(1 + rng() % 12);
+      for (auto& frame : m) {
+        frame.resize(rng() % 8 == 0 ? 256 + rng() % 3000 : rng() % 40);
+        for (auto& b : frame) {
+          b = static_cast<std::uint8_t>(rng());
+        }
+      }
+    }
+    const ByteString stream = test::zmtp_stream(messages, "PUSH", false);
+    auto read = [&stream](std::size_t piece) {
+      capture::ZmtpParser parser;
+      std::vector<capture::ZmtpMessage> out;
+      const capture::ZmtpParser::Sink keep = [&out](const capture::ZmtpMessage& m) { out.push_back(m); };
+      for (std::size_t at = 0; at < stream.size(); at += piece) {
+        parser.feed(std::span<const std::uint8_t>(stream).subspan(at, std::min(piece, stream.size() - at)), 1, keep);
+      }
+      CHECK(parser.state() == capture::ZmtpParser::State::traffic);
+      CHECK_FALSE(parser.inside_message());
+      return out;
+    };
+    const auto bytewise = read(1);
+    REQUIRE(bytewise.size() == messages.size());
+    for (const std::size_t piece : {stream.size(), std::size_t{1448}, std::size_t{1 + rng() % 300}}) {
+      const auto whole = read(piece);
+      REQUIRE(whole.size() == bytewise.size());
+      for (std::size_t i = 0; i < whole.size(); ++i) {
+        CHECK(whole[i].frames == bytewise[i].frames);
+        CHECK(whole[i].offset == bytewise[i].offset);
+      }
+    }
+    for (std::size_t i = 0; i < messages.size(); ++i) {
+      CHECK(std::equal(bytewise[i].frames.begin(), bytewise[i].frames.end(), messages[i].begin(), messages[i].end(),
+                       [](const auto& got, const auto& sent) { return std::equal(got.begin(), got.end(), sent.begin(), sent.end()); }));
     }
   }
 }

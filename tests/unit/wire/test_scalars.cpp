@@ -141,3 +141,30 @@ TEST_CASE("msgpack descriptor lists keep their shape", "[wire][msgpack]")
     CHECK(t.issue->message() == "byte 1: expected 5 payload bytes, but only 1 remain");
   }
 }
+
+TEST_CASE("is_str_int, is_ascii and is_int32_array are the strict decoders' verdicts", "[wire][property]")
+{
+  // Hand-picked edges first: the int64 limits and one past them, signs,
+  // leading zeros, spaces, underscores and non-ASCII bytes.
+  std::vector<std::string> texts = {"0",     "-0",   "00",  "-",   "",     "+1",   " 1",  "1 ",  "1_0", "007",
+                                    "-01",   "12a",  "\xb5", "9223372036854775807", "9223372036854775808",
+                                    "-9223372036854775808", "-9223372036854775809", "99999999999999999999"};
+  std::mt19937 rng(20261206);
+  const std::string alphabet = "0123456789-+ _a\x80";
+  for (int n = 0; n < 4000; ++n) {
+    std::string t(rng() % 22, ' ');
+    for (auto& c : t) {
+      c = alphabet[rng() % (n % 2 == 0 ? 10 : alphabet.size())]; // half digits only: many valid ones
+    }
+    texts.push_back(t);
+  }
+  for (const std::string& t : texts) {
+    const Bytes b = to_bytes(t);
+    INFO(python_bytes_repr(b));
+    CHECK(is_str_int(b) == !decode_ascii_int(b).issue);
+    CHECK(is_ascii(b) == !decode_ascii_text(b).issue);
+    CHECK(is_int32_array(b) == !decode_int32_array(b).issue);
+  }
+  CHECK(is_str_int(to_bytes("-9223372036854775808")));
+  CHECK_FALSE(is_str_int(to_bytes("9223372036854775808")));
+}

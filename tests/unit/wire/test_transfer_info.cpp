@@ -161,3 +161,53 @@ TEST_CASE("TransferInfo problems name the frame and byte", "[wire][transfer_info
   REQUIRE(s.problem);
   CHECK(s.problem->sglang == "Mori catches it and logs 'Failed to parse transfer info message'; the request waits");
 }
+
+TEST_CASE("transfer_info_verdict says what the strict decode says, on valid and mangled frames", "[wire][transfer_info][property]")
+{
+  // `pdcheck capture` classifies every TransferInfo by the verdict alone; the
+  // strict decode is the reference. Each valid message is also mangled the
+  // ways a capture can: a byte changed, a frame cut short, lengthened, emptied,
+  // dropped or added.
+  std::mt19937_64 rng(20261206);
+  std::size_t accepted = 0;
+  std::size_t refused = 0;
+  for (TransferBackend backend : k_wire_backends) {
+    for (Generation shape : {Generation::flat, Generation::components}) {
+      for (int n = 0; n < 150; ++n) {
+        const Frames valid = encode_transfer_info(random_transfer_info(rng, backend, shape, n % 5 == 0));
+        for (int mangle = 0; mangle < 7; ++mangle) {
+          Frames f = valid;
+          const std::size_t at = rng() % f.size();
+          switch (mangle) {
+          case 0: break;
+          case 1:
+            if (!f[at].empty()) {
+              f[at][rng() % f[at].size()] = static_cast<std::uint8_t>(rng());
+            }
+            break;
+          case 2:
+            if (!f[at].empty()) {
+              f[at].pop_back();
+            }
+            break;
+          case 3: f[at].push_back(static_cast<std::uint8_t>(rng() % 2 == 0 ? '7' : rng())); break;
+          case 4: f[at].clear(); break;
+          case 5: f.erase(f.begin() + static_cast<std::ptrdiff_t>(at)); break;
+          case 6: f.push_back(to_bytes("0")); break;
+          }
+          const TransferInfoDecode strict = decode_transfer_info(backend, f);
+          const std::optional<Generation> verdict = transfer_info_verdict(backend, f);
+          INFO(fmt::format("{} {} mangle {} frame {}", transfer_backend_name(backend), generation_name(shape), mangle, at));
+          REQUIRE(verdict.has_value() == strict.transfer_info.has_value());
+          if (verdict) {
+            CHECK(*verdict == strict.transfer_info->generation);
+          }
+          (verdict ? accepted : refused) += 1;
+        }
+      }
+    }
+  }
+  // Both outcomes are exercised in earnest, not one of them by accident.
+  CHECK(accepted > 2000);
+  CHECK(refused > 1000);
+}
