@@ -115,22 +115,64 @@ wire::Frames derived_registration_frames(TransferBackend backend, const model::R
   return wire::encode_registration(wire::registration_from_layout(rank, params)).frames;
 }
 
+std::optional<plan::SglangError> component_error(const Side& prefill, sglang::ExtraStateType t, int p_tp, int d_tp,
+                                                 int p_pp)
+{
+  plan::ExtraStateInput in;
+  in.backend = prefill.args.transfer_backend;
+  in.type = t;
+  in.prefill_attn_tp_size = p_tp;
+  in.decode_attn_tp_size = d_tp;
+  in.prefill_pp_size = p_pp;
+  in.hybrid_mla = prefill.model.hybrid_mla;
+  plan::set_release_flags(in, prefill.profile);
+  return plan::extra_state_error(in);
+}
+
 std::optional<plan::SglangError> extra_state_error(const Side& prefill, int p_tp, int d_tp, int p_pp)
 {
   for (const sglang::ExtraStateType t : prefill.extra_state_types) {
-    plan::ExtraStateInput in;
-    in.backend = prefill.args.transfer_backend;
-    in.type = t;
-    in.prefill_attn_tp_size = p_tp;
-    in.decode_attn_tp_size = d_tp;
-    in.prefill_pp_size = p_pp;
-    in.hybrid_mla = prefill.model.hybrid_mla;
-    plan::set_release_flags(in, prefill.profile);
-    if (auto e = plan::extra_state_error(in)) {
+    if (auto e = component_error(prefill, t, p_tp, d_tp, p_pp)) {
       return e;
     }
   }
   return std::nullopt;
+}
+
+/// Mori's _send_swa_dsa_state (mori/conn.py @ 0094505d) pairs a component's
+/// i-th source buffer with the decode's i-th registered buffer, with no
+/// prefill_start_layer offset, where its KV path and NIXL's state path offset
+/// by the stage's first layer. A PP 1 decode registered every layer, so each
+/// prefill stage after the first writes over the first layers' slots.
+void mori_state_pp_findings(const Side& prefill, int p_tp, int d_tp, int p_pp, int d_pp, std::vector<Finding>& out)
+{
+  if (prefill.args.transfer_backend != TransferBackend::mori || p_pp == 1 || d_pp == p_pp ||
+      prefill.profile.mooncake_format != RegistrationFormat::components) {
+    return; // a decode stage k registers stage k's own buffers when the PP sizes match
+  }
+  for (const sglang::ExtraStateType t : prefill.extra_state_types) {
+    const bool page_indexed = t == sglang::ExtraStateType::swa || t == sglang::ExtraStateType::dsa ||
+                              t == sglang::ExtraStateType::swa_ring || t == sglang::ExtraStateType::c128_state;
+    if (!page_indexed || component_error(prefill, t, p_tp, d_tp, p_pp)) {
+      continue; // MiniMax state refuses PP itself; a component that raises moves nothing
+    }
+    const std::string type(sglang::extra_state_type_name(t));
+    Finding f = make_finding(RuleId::mori_state_pp_positional,
+                             fmt::format("prefill PP {} -> decode PP {}: Mori writes the {} state of prefill stages "
+                                         "1-{} into the decode's first {} buffers, over stage 0's layers",
+                                         p_pp, d_pp, type, p_pp - 1, type));
+    f.side = "prefill";
+    f.backend = backend_name(prefill.args.transfer_backend);
+    f.where = "prefill: mori backend, _send_swa_dsa_state";
+    f.evidence["state_type"] = type;
+    f.evidence["prefill_pp_size"] = p_pp;
+    f.evidence["decode_pp_size"] = d_pp;
+    f.evidence["misplaced_stages"] = p_pp - 1;
+    f.evidence["confidence"] = "medium";
+    f.evidence["note"] = "the positional pairing is read in mori/conn.py @ 0094505d; that a prefill stage registers "
+                         "only its own layers' buffers is inferred from that file, not read in the memory pool";
+    out.push_back(std::move(f));
+  }
 }
 
 /// Whether `e` is Mooncake's unequal-TP refusal of page-indexed state for a
@@ -379,6 +421,7 @@ CheckResult check(const CheckInput& input, Depth depth)
   if (!backend) {
     return result; // ascend and fake: frames not modelled
   }
+  mori_state_pp_findings(prefill, p_tp, d_tp, p_pp, d_pp, out);
 
   // Meanings are built once per rank and shared by every pair.
   std::vector<std::unique_ptr<plan::RankMeaning>> p_meaning;

@@ -175,6 +175,7 @@ std::vector<SettingDiff> diffs_for_rule(const std::string& rule, const std::vect
     {"unified-unequal-tp", {"attention TP"}},
     {"extra-state-unequal-tp", {"attention TP"}},
     {"dcp-ranks", {"attention TP"}},
+    {"mori-state-pp-positional", {"--pp-size"}},
     {"silent-wrong-bytes", {"attention TP", "SSM state dtype", "SGLang release", "--enable-unified-memory"}},
     {"silent-unwritten", {"attention TP", "SSM state dtype", "SGLang release", "--enable-unified-memory", "--pp-size"}},
     {"silent-written-twice", {"attention TP", "SSM state dtype", "SGLang release"}},

@@ -287,3 +287,47 @@ TEST_CASE("check::run_check: DCP topologies without a relayout are findings", "[
                       "startup-dcp-transfer")
           .empty()); // Mooncake is DCP-aware
 }
+
+TEST_CASE("check::run_check: Mori pairs page-indexed state by position under a PP prefill", "[check][extra-state][pp]")
+{
+  // mori/conn.py @ 0094505d, _send_swa_dsa_state: source buffer i goes to the
+  // decode's registered buffer i. Prefill PP 2 (Qwen3-Next's 48 layers: stages
+  // of 24) against a PP 1 decode that registered all 48: stage 1 writes its
+  // layers 24-47 into the decode's buffers 0-23. One finding per component.
+  check::CheckInput in;
+  in.prefill = side(sglang::Role::prefill, "--tp 2 --pp-size 2 --disaggregation-transfer-backend mori",
+                    {ExtraStateType::swa, ExtraStateType::dsa});
+  in.decode = side(sglang::Role::decode, "--tp 2 --disaggregation-transfer-backend mori",
+                   {ExtraStateType::swa, ExtraStateType::dsa});
+  const auto found = findings_with(check::run_check(in), "mori-state-pp-positional");
+  REQUIRE(found.size() == 2);
+  CHECK(found[0].message == "prefill PP 2 -> decode PP 1: Mori writes the swa state of prefill stages 1-1 into the "
+                            "decode's first swa buffers, over stage 0's layers");
+  CHECK(found[1].evidence.at("state_type") == "dsa");
+  CHECK(found[0].evidence.at("misplaced_stages") == 1);
+  CHECK(found[0].evidence.at("confidence") == "medium");
+  CHECK(found[0].severity == Severity::error);
+  CHECK(found[0].where == "prefill: mori backend, _send_swa_dsa_state");
+
+  SECTION("a decode with the prefill's PP size pairs stage k with stage k")
+  {
+    in.decode = side(sglang::Role::decode, "--tp 2 --pp-size 2 --disaggregation-transfer-backend mori",
+                     {ExtraStateType::swa});
+    CHECK(findings_with(check::run_check(in), "mori-state-pp-positional").empty());
+  }
+  SECTION("Mooncake offsets by the stage's first layer")
+  {
+    in.prefill = side(sglang::Role::prefill, "--tp 2 --pp-size 2", {ExtraStateType::swa});
+    in.decode = side(sglang::Role::decode, "--tp 2", {ExtraStateType::swa});
+    CHECK(findings_with(check::run_check(in), "mori-state-pp-positional").empty());
+  }
+  SECTION("a component that raises first moves nothing: SWA at unequal TP, MiniMax with PP")
+  {
+    in.prefill = side(sglang::Role::prefill, "--tp 4 --pp-size 2 --disaggregation-transfer-backend mori",
+                      {ExtraStateType::swa, ExtraStateType::dsa, ExtraStateType::minimax_index_k});
+    const auto r = check::run_check(in);
+    const auto left = findings_with(r, "mori-state-pp-positional");
+    REQUIRE(left.size() == 1);
+    CHECK(left[0].evidence.at("state_type") == "dsa"); // Mori checks TP for SWA alone
+  }
+}
