@@ -184,7 +184,6 @@ public:
       m_notes.push_back(std::move(text));
     }
   }
-  bool verdict_only() const { return m_verdict_only; }
 
   const std::optional<FrameProblem>& problem() const { return m_problem; }
   std::vector<FrameInfo> take_info() { return std::move(m_info); }

@@ -277,10 +277,6 @@ std::string_view transfer_info_kind(TransferBackend backend, Generation generati
   return kinds[static_cast<std::size_t>(backend)][static_cast<std::size_t>(generation)];
 }
 
-} // namespace
-
-namespace {
-
 std::size_t guard_frames(TransferBackend backend)
 {
   return backend == TransferBackend::mooncake ? 0 : 1;
