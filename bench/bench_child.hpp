@@ -27,8 +27,11 @@ struct ChildTime
   int status = -1; ///< exit status, -1 when it did not exit normally
 };
 
-/// Runs argv[0] (looked up on PATH) with stdout and stderr sent to /dev/null,
-/// or nullopt when it could not be started.
+/// Runs argv[0] (looked up on PATH) with stdout sent to an unlinked temporary
+/// file and stderr to /dev/null, or nullopt when it could not be started.
+/// Not stdout to /dev/null: GNU grep notices that and stops at the first
+/// matching line (as with -q, -c included), which made a grep anchor time a
+/// few kilobytes and report them as the whole file.
 inline std::optional<ChildTime> run_child(const std::vector<std::string>& argv)
 {
   std::vector<char*> args;
@@ -38,12 +41,20 @@ inline std::optional<ChildTime> run_child(const std::vector<std::string>& argv)
   args.push_back(nullptr);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  const int out = open("/tmp", O_TMPFILE | O_WRONLY, 0600);
+  if (out >= 0) {
+    posix_spawn_file_actions_adddup2(&actions, out, 1);
+  } else {
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  }
   posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
   const auto t0 = std::chrono::steady_clock::now();
   pid_t pid = 0;
   const int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
+  if (out >= 0) {
+    close(out);
+  }
   if (rc != 0) {
     return std::nullopt;
   }
