@@ -117,10 +117,15 @@ const std::vector<Architecture> k_rows = {
    "", "",
    "the Kimi-delta-attention Bailing (short_conv_kernel_size): no stored BailingHybridConfig builds a KDA state "
    "shape for it, so its layout cannot be confirmed"},
+  // Its GDN state is Qwen3-Next's (Qwen4ExpTextConfig subclasses Qwen3NextConfig),
+  // but the PLE side states ride in the same "mamba" component, and how they
+  // are registered is read only outside SGLang (docs/sglang-decisions.md §13).
   {"Qwen4ExpForConditionalGeneration", "qwen4_exp", ConfigReader::refused, "", false,
-   "configs/qwen4_exp.py@19ece249, mem_cache/ple_state_pool.py@0a8037da", "", "",
-   "besides its GDN state it keeps replicated PLE short-conv and n-gram slot state and QSA KV state "
-   "(qsa_pending, qsa_compressed), which pdcheck does not model yet"},
+   "configs/qwen4_exp.py@19ece249, mem_cache/ple_state_pool.py@0a8037da, disaggregation/mooncake/conn.py@0005973a",
+   "", "",
+   "its PLE short-conv and n-gram slot states join the Mamba component's registration, but no stored SGLang "
+   "commit shows how: mem_cache/ple_state_pool.py@0a8037da has no transfer hook, and the entry order, the "
+   "replicated (dim 0) marking and the n-gram entry's layer id were seen only in forks"},
 };
 
 } // namespace
