@@ -45,6 +45,7 @@ struct ProbeCliOptions
   std::string device;
   int ib_port = 1;
   int gid_index = -1;
+  int qps = 1;
   std::string memory = "host";
   int requests = 2;
   int iterations = 1;
@@ -90,6 +91,7 @@ probe::TransportFactory factory_for(const ProbeCliOptions& o, const std::string&
     v.device = o.device;
     v.ib_port = o.ib_port;
     v.gid_index = o.gid_index;
+    v.queue_pairs = static_cast<std::size_t>(o.qps);
     return [v](const std::string&) { return probe::open_verbs_transport(v); };
   }
   const double timeout = o.timeout;
@@ -157,6 +159,7 @@ probe::ProbeOptions session_options(const ProbeCliOptions& o)
   p.state_indices = o.bad_state_indices < 0 ? 1 : o.bad_state_indices;
   p.slots = o.slots;
   p.memory = o.memory;
+  p.write.lanes = static_cast<std::size_t>(o.qps);
   if (const auto ordinal = cuda_ordinal(o.memory)) {
     const int n = *ordinal;
     p.open_gpu = [n] { return probe::open_cuda_device(n); };
@@ -434,6 +437,10 @@ void add_common(CLI::App* cmd, ProbeCliOptions& o, bool fleet = false)
   cmd->add_option("--ib-port", o.ib_port, "RDMA port number (default 1)")->check(integer_range(1, 255));
   cmd->add_option("--gid-index", o.gid_index, "GID index (default: ranked choice, see `pdcheck devices`)")
     ->check(integer_range(0, 65535));
+  cmd->add_option("--qps", o.qps,
+                  fmt::format("RDMA queue pairs to spread the writes over, 1 to {} (default 1; the same on both ends)",
+                              probe::k_max_queue_pairs))
+    ->check(integer_range(1, static_cast<int>(probe::k_max_queue_pairs)));
   cmd->add_option("--memory", o.memory, "host (default), or cuda:N: GPU memory through the CUDA driver")
     ->check(memory_validator(fleet));
   cmd->add_option("--requests", o.requests, "requests per iteration (default 2)")->check(integer_range(1, 1000000));

@@ -89,6 +89,7 @@ VerifyTally verify_request(StatePools& pools, const model::Layout& layout, const
 ProbeReport run_decode_end(const sglang::Side& decode, const ProbeOptions& o, Fd oob, Transport& transport)
 {
   ProbeReport r = start_report(sglang::Role::decode, decode, o, transport.name());
+  r.queue_pairs = static_cast<std::int64_t>(transport.lanes());
   const int fd = oob.get();
   // Outside the steps: run_end shuts the transport down (deregistering its
   // memory) before the pools and then the GPU are released.

@@ -1,5 +1,6 @@
 #include "probe/fake_transport.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <fcntl.h>
 
@@ -28,11 +29,18 @@ std::uint8_t* FakeFabric::resolve(std::uint32_t rkey, std::uint64_t remote_addr,
 }
 
 FakeVerbsTransport::FakeVerbsTransport(std::shared_ptr<FakeFabric> fabric, std::size_t max_outstanding,
-                                       std::optional<FakeFault> fault)
+                                       std::optional<FakeFault> fault, std::size_t lanes)
   : m_fabric(std::move(fabric)),
     m_max_outstanding(max_outstanding),
-    m_fault(std::move(fault))
+    m_fault(std::move(fault)),
+    m_lanes(std::max<std::size_t>(1, lanes))
 {
+}
+
+std::size_t FakeVerbsTransport::lanes_used() const
+{
+  return static_cast<std::size_t>(
+    std::count_if(m_lanes.begin(), m_lanes.end(), [](const Lane& l) { return l.posted > 0; }));
 }
 
 RegionKey FakeVerbsTransport::register_region(void* addr, std::uint64_t length)
@@ -76,37 +84,54 @@ void FakeVerbsTransport::post_writes(std::span<const WriteWork> batch)
   if (!m_connected) {
     throw ProbeError(Phase::write, "ibv_post_send failed: QP not connected (EINVAL)", "connect before posting");
   }
-  if (m_queue.size() + batch.size() > m_max_outstanding) {
+  if (batch.empty()) {
+    return;
+  }
+  if (batch.front().lane >= m_lanes.size()) {
+    throw ProbeError(Phase::write, "ibv_post_send failed: no such queue pair (EINVAL)", "post to lanes() QPs only");
+  }
+  Lane& lane = m_lanes[batch.front().lane];
+  if (lane.queue.size() + batch.size() > m_max_outstanding) {
     // ibv_post_send fails with ENOMEM when the send queue is full.
     throw ProbeError(Phase::write, "ibv_post_send failed: send queue full (ENOMEM)",
                      "the bound on outstanding work requests");
   }
   for (const WriteWork& w : batch) {
-    m_queue.push_back(w);
+    lane.queue.push_back(w);
   }
-  m_peak = std::max(m_peak, m_queue.size());
+  lane.posted += batch.size();
+  m_peak = std::max(m_peak, lane.queue.size());
 }
 
 std::size_t FakeVerbsTransport::poll(std::span<Completion> out, Deadline)
 {
-  // Work happens at poll time, in posting order, like a NIC draining its queue.
+  // Work happens at poll time, each queue pair in its posting order, the
+  // queue pairs taking turns a request at a time like a NIC serving several.
   std::size_t n = 0;
-  while (!m_queue.empty() && n < out.size()) {
-    const WriteWork w = m_queue.front();
-    m_queue.pop_front();
+  std::size_t idle = 0; // lanes found empty in a row
+  while (n < out.size() && idle < m_lanes.size()) {
+    Lane& lane = m_lanes[m_next_lane];
+    m_next_lane = (m_next_lane + 1) % m_lanes.size();
+    if (lane.queue.empty()) {
+      ++idle;
+      continue;
+    }
+    idle = 0;
+    const WriteWork w = lane.queue.front();
+    lane.queue.pop_front();
     const std::uint64_t index = m_posted++;
-    if (m_error_state) {
+    if (lane.error_state) {
       out[n++] = Completion{w.wr_id, false, "work request flushed error"};
       continue;
     }
     if (m_fault && m_fault->fail_at == index) {
-      m_error_state = true;
+      lane.error_state = true;
       out[n++] = Completion{w.wr_id, false, m_fault->status};
       continue;
     }
     std::uint8_t* dst = m_fabric->resolve(w.rkey, w.remote_addr, w.length);
     if (dst == nullptr) {
-      m_error_state = true;
+      lane.error_state = true;
       out[n++] = Completion{w.wr_id, false, "remote access error"};
       continue;
     }

@@ -41,8 +41,9 @@ private:
   std::uint32_t m_next = 0x1000;
 };
 
-/// A fault to inject: the `fail_at`-th posted work request (0-based) completes
-/// with `status` and the queue pair goes to the error state.
+/// A fault to inject: the `fail_at`-th work request the fake NIC executes
+/// (0-based, across lanes) completes with `status` and its queue pair goes to
+/// the error state.
 struct FakeFault
 {
   std::uint64_t fail_at = 0;
@@ -52,8 +53,9 @@ struct FakeFault
 class FakeVerbsTransport : public Transport
 {
 public:
+  /// `lanes` queue pairs, each with its own send queue of `max_outstanding`.
   FakeVerbsTransport(std::shared_ptr<FakeFabric> fabric, std::size_t max_outstanding = 64,
-                     std::optional<FakeFault> fault = std::nullopt);
+                     std::optional<FakeFault> fault = std::nullopt, std::size_t lanes = 1);
 
   std::string_view name() const override { return "fake-verbs"; }
   RegionKey register_region(void* addr, std::uint64_t length) override;
@@ -64,20 +66,29 @@ public:
   nlohmann::json local_endpoint() const override;
   void connect(const nlohmann::json& peer, bool initiator, Deadline deadline) override;
   std::size_t max_outstanding() const override { return m_max_outstanding; }
+  std::size_t lanes() const override { return m_lanes.size(); }
   void post_writes(std::span<const WriteWork> batch) override;
   std::size_t poll(std::span<Completion> out, Deadline deadline) override;
 
-  /// Work requests posted so far (to assert batching and bounds in tests).
+  /// Work requests executed so far (to assert batching and bounds in tests).
   std::uint64_t posted() const { return m_posted; }
+  /// The most outstanding on any one lane, and the lanes that carried writes.
   std::size_t peak_outstanding() const { return m_peak; }
+  std::size_t lanes_used() const;
 
 private:
   std::shared_ptr<FakeFabric> m_fabric;
   std::size_t m_max_outstanding;
   std::optional<FakeFault> m_fault;
   bool m_connected = false;
-  bool m_error_state = false;
-  std::deque<WriteWork> m_queue;
+  struct Lane
+  {
+    std::deque<WriteWork> queue;
+    bool error_state = false;
+    std::uint64_t posted = 0;
+  };
+  std::vector<Lane> m_lanes;
+  std::size_t m_next_lane = 0; ///< where the fake NIC takes its next request
   std::uint64_t m_posted = 0;
   std::size_t m_peak = 0;
 };

@@ -84,6 +84,7 @@ ProbeReport loopback(const sglang::Side& prefill, const sglang::Side& decode, co
   r.prefill_ranks = p.prefill_ranks;
   r.pool_bytes = p.pool_bytes + decode_report.pool_bytes;
   r.line_rate_gbps = p.line_rate_gbps;
+  r.queue_pairs = p.queue_pairs;
   r.phases.clear();
   for (PhaseReport ph : p.phases) {
     ph.name = "prefill " + ph.name;

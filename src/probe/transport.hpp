@@ -8,7 +8,8 @@
 // (fake_transport.hpp, for tests of completions, error completions and
 // partial failure). All three follow RC rules: writes land in order, a write
 // outside a registered region fails with "remote access error", and after the
-// first error every later work request completes as "work request flushed".
+// first error every later work request of that queue pair completes as "work
+// request flushed".
 
 #include "probe/oob.hpp"
 #include "probe/probe_error.hpp"
@@ -55,6 +56,8 @@ struct WriteWork
   std::uint32_t rkey = 0;
   std::uint64_t length = 0;
   bool signalled = false;
+  /// The queue pair it goes to, below Transport::lanes().
+  std::uint32_t lane = 0;
 };
 
 struct Completion
@@ -97,11 +100,19 @@ public:
   /// first and must not block waiting for the initiator.
   virtual void connect(const nlohmann::json& peer, bool initiator, Deadline deadline) = 0;
 
-  /// The most work requests that may be outstanding (posted, not completed).
+  /// The most work requests that may be outstanding (posted, not completed)
+  /// on one lane.
   virtual std::size_t max_outstanding() const = 0;
 
-  /// Posts writes in order. Throws ProbeError(write) when the transport
-  /// refuses the post itself (queue full, QP not connected).
+  /// Independent ordered queues (RC queue pairs) writes can be spread over:
+  /// the writes of one lane land and complete in posting order, lanes make
+  /// progress side by side, and an error puts only its own lane in the error
+  /// state. One NIC queue pair cannot always fill a link (docs/probe.md).
+  virtual std::size_t lanes() const { return 1; }
+
+  /// Posts writes in order, every one to the lane of batch[0]. Throws
+  /// ProbeError(write) when the transport refuses the post itself (queue
+  /// full, QP not connected).
   virtual void post_writes(std::span<const WriteWork> batch) = 0;
 
   /// Waits until at least one completion is ready or `deadline` passes; fills

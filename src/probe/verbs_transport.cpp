@@ -1,5 +1,5 @@
-// The RDMA transport: one RC QP per probe connection, RDMA WRITE work
-// requests, completions polled from one CQ. Never exercised on hardware in
+// The RDMA transport: one or more RC QPs per probe connection (--qps), RDMA
+// WRITE work requests, completions of every QP polled from one CQ. Never exercised on hardware in
 // pdcheck's own CI (no RDMA device there): see docs/probe.md.
 
 #include "probe/qp_plan.hpp"
@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <random>
@@ -143,9 +144,13 @@ public:
                        "that the network interface of the port has an IP address");
     }
     m_pd = verbs::alloc_pd(m_context.get());
-    m_cq = verbs::create_cq(m_context.get(), static_cast<int>(o.max_outstanding) + 1);
-    m_qp = verbs::create_rc_qp(m_pd.get(), m_cq.get(), static_cast<int>(o.max_outstanding));
-    apply(m_qp.get(), qp_to_init(o.ib_port));
+    const std::size_t qps = std::max<std::size_t>(1, o.queue_pairs);
+    // One CQ for every QP: room for each one's bound of outstanding requests.
+    m_cq = verbs::create_cq(m_context.get(), static_cast<int>(qps * o.max_outstanding) + 1);
+    for (std::size_t i = 0; i < qps; ++i) {
+      m_qps.push_back(verbs::create_rc_qp(m_pd.get(), m_cq.get(), static_cast<int>(o.max_outstanding)));
+      apply(m_qps.back().get(), qp_to_init(o.ib_port));
+    }
     m_psn = std::random_device{}() & 0xffffff;
   }
 
@@ -183,7 +188,13 @@ public:
 
   nlohmann::json local_endpoint() const override
   {
-    return {{"qpn", m_qp->qp_num},
+    // "qpn" names the first QP (what a one-QP peer reads), "qpns" all of them.
+    nlohmann::json qpns = nlohmann::json::array();
+    for (const verbs::Qp& qp : m_qps) {
+      qpns.push_back(qp->qp_num);
+    }
+    return {{"qpn", m_qps.front()->qp_num},
+            {"qpns", std::move(qpns)},
             {"psn", m_psn},
             {"lid", m_port.lid},
             {"gid", gid_to_string(m_gid)},
@@ -217,11 +228,45 @@ public:
       throw ProbeError(Phase::connect, *path.refusal, "`pdcheck devices` on both hosts");
     }
     m_path_mtu = path.path_mtu;
-    apply(m_qp.get(), qp_to_rtr(m_options.ib_port, p, path, m_gid_index));
-    apply(m_qp.get(), qp_to_rts(m_psn));
+    // QP i of one end pairs with QP i of the other; both run with the same --qps.
+    std::vector<std::uint32_t> peer_qpns{p.qpn};
+    if (const auto it = peer.find("qpns"); it != peer.end()) {
+      peer_qpns = qp_numbers_of(*it);
+    }
+    if (peer_qpns.size() != m_qps.size()) {
+      throw ProbeError(Phase::connect,
+                       fmt::format("this end opened {} queue pair(s), the peer {}", m_qps.size(), peer_qpns.size()),
+                       "the same --qps on both ends");
+    }
+    for (std::size_t i = 0; i < m_qps.size(); ++i) {
+      p.qpn = peer_qpns[i];
+      apply(m_qps[i].get(), qp_to_rtr(m_options.ib_port, p, path, m_gid_index));
+      apply(m_qps[i].get(), qp_to_rts(m_psn));
+    }
+  }
+
+  /// The peer's "qpns": 24-bit QP numbers (IB spec).
+  static std::vector<std::uint32_t> qp_numbers_of(const nlohmann::json& list)
+  {
+    std::vector<std::uint32_t> out;
+    if (!list.is_array() || list.empty() || list.size() > k_max_queue_pairs) {
+      throw ProbeError(Phase::connect,
+                       fmt::format("the peer's endpoint field qpns: expected a list of 1 to {} QP numbers",
+                                   k_max_queue_pairs),
+                       "the peer's pdcheck version");
+    }
+    for (const nlohmann::json& v : list) {
+      if (!v.is_number_unsigned() || v.get<std::uint64_t>() > 0xFFFFFF) {
+        throw ProbeError(Phase::connect, "the peer's endpoint field qpns: expected QP numbers from 0 to 16777215",
+                         "the peer's pdcheck version");
+      }
+      out.push_back(v.get<std::uint32_t>());
+    }
+    return out;
   }
 
   std::size_t max_outstanding() const override { return m_options.max_outstanding; }
+  std::size_t lanes() const override { return m_qps.size(); }
 
   void post_writes(std::span<const WriteWork> batch) override
   {
@@ -242,8 +287,15 @@ public:
       wr.wr.rdma.rkey = w.rkey;
       wr.next = i + 1 < batch.size() ? &wrs[i + 1] : nullptr;
     }
+    if (batch.empty()) {
+      return;
+    }
+    if (batch.front().lane >= m_qps.size()) {
+      throw ProbeError(Phase::write, fmt::format("no queue pair {} (this end opened {})", batch.front().lane, m_qps.size()),
+                       "a pdcheck bug: the write engine deals batches over lanes() QPs only");
+    }
     ibv_send_wr* bad = nullptr;
-    const int rc = ibv_post_send(m_qp.get(), wrs.data(), &bad);
+    const int rc = ibv_post_send(m_qps[batch.front().lane].get(), wrs.data(), &bad);
     if (rc != 0) {
       throw VerbsError(Phase::write, "ibv_post_send", rc, "the bound on outstanding work requests (max_send_wr)");
     }
@@ -284,7 +336,7 @@ public:
     // deleter records a failed destroy and the teardown continues.
     verbs::teardown_sink().issues.clear();
     m_mrs.clear();
-    m_qp.reset();
+    m_qps.clear();
     m_cq.reset();
     m_pd.reset();
     m_context.reset();
@@ -303,7 +355,7 @@ private:
   GidBytes m_gid{};
   verbs::Pd m_pd;
   verbs::Cq m_cq;
-  verbs::Qp m_qp;
+  std::vector<verbs::Qp> m_qps;
   std::vector<verbs::Mr> m_mrs;
   std::uint32_t m_psn = 0;
   int m_path_mtu = 0;

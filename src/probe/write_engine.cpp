@@ -5,14 +5,16 @@
 
 namespace pdcheck::probe {
 
-WriteStats execute_writes(Transport& transport, std::span<const WriteOp> ops, const WriteOptions& options,
-                          Deadline deadline)
+namespace {
+
+/// Splits every op at the message limit; zero-length copies post nothing
+/// (SGLang skips them as well).
+std::vector<WriteWork> works_of(std::span<const WriteOp> ops, std::uint64_t max_message)
 {
   std::vector<WriteWork> works;
   for (const WriteOp& op : ops) {
-    // Zero-length copies post nothing; SGLang skips them as well.
     for (std::uint64_t done = 0; done < op.length;) {
-      const std::uint64_t n = std::min(op.length - done, options.max_message);
+      const std::uint64_t n = std::min(op.length - done, max_message);
       WriteWork w;
       w.wr_id = works.size();
       w.local = op.local + done;
@@ -24,24 +26,42 @@ WriteStats execute_writes(Transport& transport, std::span<const WriteOp> ops, co
       done += n;
     }
   }
+  return works;
+}
+
+/// One queue pair's posted work requests, in posting order; every one before
+/// `retired` has completed (RC completes a queue pair's requests in order, so
+/// a signalled completion also retires the unsignalled ones before it).
+struct Lane
+{
+  std::vector<std::size_t> posted; ///< indices into the work list
+  std::size_t retired = 0;
+  std::size_t outstanding() const { return posted.size() - retired; }
+};
+
+} // namespace
+
+WriteStats execute_writes(Transport& transport, std::span<const WriteOp> ops, const WriteOptions& options,
+                          Deadline deadline)
+{
+  std::vector<WriteWork> works = works_of(ops, std::max<std::uint64_t>(1, options.max_message));
   WriteStats stats;
   const std::size_t cap = std::max<std::size_t>(1, std::min(options.max_outstanding, transport.max_outstanding()));
   const std::size_t batch = std::max<std::size_t>(1, std::min(options.batch, cap));
-  std::size_t posted = 0;
-  std::size_t retired = 0; // every wr_id below this has completed (RC order)
-  std::vector<std::uint64_t> lengths(works.size());
-  for (std::size_t i = 0; i < works.size(); ++i) {
-    lengths[i] = works[i].length;
-  }
-  std::size_t retired_bytes_upto = 0;
-  auto retire_to = [&](std::size_t upto, bool success) {
-    if (success) {
-      for (std::size_t i = retired_bytes_upto; i < upto; ++i) {
-        stats.bytes += static_cast<std::int64_t>(lengths[i]);
+  const std::size_t lane_count = std::max<std::size_t>(1, std::min(options.lanes, transport.lanes()));
+  stats.lanes = static_cast<std::int64_t>(lane_count);
+  std::vector<Lane> lanes(lane_count);
+  std::vector<std::size_t> position(works.size()); // a work's index within its lane
+
+  // Retires lane `l` up to (not including) position `upto`, counting the bytes
+  // of those that succeeded.
+  auto retire_to = [&](Lane& lane, std::size_t upto, bool success) {
+    for (std::size_t i = lane.retired; i < upto; ++i) {
+      if (success) {
+        stats.bytes += static_cast<std::int64_t>(works[lane.posted[i]].length);
       }
     }
-    retired_bytes_upto = std::max(retired_bytes_upto, upto);
-    retired = std::max(retired, upto);
+    lane.retired = std::max(lane.retired, upto);
   };
   std::array<Completion, 64> completions;
   auto drain_some = [&]() -> bool {
@@ -52,28 +72,36 @@ WriteStats execute_writes(Transport& transport, std::span<const WriteOp> ops, co
     }
     for (std::size_t i = 0; i < n; ++i) {
       const Completion& c = completions[i];
+      if (c.wr_id >= works.size()) {
+        continue; // not ours; a transport never reports one
+      }
+      Lane& lane = lanes[works[c.wr_id].lane];
+      const std::size_t at = position[c.wr_id];
       if (c.ok) {
-        retire_to(static_cast<std::size_t>(c.wr_id) + 1, !stats.first_error);
+        retire_to(lane, at + 1, true);
         continue;
       }
       if (!stats.first_error) {
-        // Only the first error matters: every later work request of the
-        // queue pair is flushed because the QP went to the error state.
+        // The first error puts its queue pair in the error state: every later
+        // request of that QP is flushed. The unsignalled writes before it
+        // completed without a completion entry.
         stats.first_error = c.status;
         stats.failed_wr = c.wr_id;
-        // Unsignalled writes before it completed without a completion entry.
-        retire_to(static_cast<std::size_t>(c.wr_id), true);
+        retire_to(lane, at, true);
       } else {
         ++stats.flushed;
       }
-      retire_to(static_cast<std::size_t>(c.wr_id) + 1, false);
+      retire_to(lane, at + 1, false);
     }
     return true;
   };
 
+  std::size_t posted = 0;
+  std::size_t next_lane = 0;
   while (posted < works.size() && !stats.first_error) {
     const std::size_t n = std::min(batch, works.size() - posted);
-    while (posted + n - retired > cap && !stats.first_error) {
+    Lane& lane = lanes[next_lane];
+    while (lane.outstanding() + n > cap && !stats.first_error) {
       if (!drain_some()) {
         return stats;
       }
@@ -81,15 +109,23 @@ WriteStats execute_writes(Transport& transport, std::span<const WriteOp> ops, co
     if (stats.first_error) {
       break;
     }
+    for (std::size_t i = posted; i < posted + n; ++i) {
+      works[i].lane = static_cast<std::uint32_t>(next_lane);
+      position[i] = lane.posted.size();
+      lane.posted.push_back(i);
+    }
     works[posted + n - 1].signalled = true;
     transport.post_writes(std::span<const WriteWork>(works.data() + posted, n));
     stats.work_requests += static_cast<std::int64_t>(n);
     stats.signalled += 1;
     posted += n;
+    next_lane = (next_lane + 1) % lane_count;
   }
-  while (retired < posted) {
-    if (!drain_some()) {
-      return stats;
+  for (Lane& lane : lanes) {
+    while (lane.retired < lane.posted.size()) {
+      if (!drain_some()) {
+        return stats;
+      }
     }
   }
   return stats;

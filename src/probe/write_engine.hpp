@@ -2,8 +2,10 @@
 
 // Executes a list of writes through a Transport the way SGLang's backends use
 // RDMA: work requests posted in batches, a signalled completion at the end of
-// each batch (RC completes in order, so it retires the whole batch), and never
-// more than a bounded number outstanding.
+// each batch (RC completes in order, so it retires the whole batch), never
+// more than a bounded number outstanding per queue pair, and batches dealt
+// round-robin over several queue pairs when asked (one QP cannot always fill
+// a link; Mooncake spreads a transfer over several too).
 
 #include "probe/transport.hpp"
 
@@ -30,6 +32,7 @@ struct WriteOptions
   std::size_t batch = 16;           ///< work requests per post (one signalled)
   std::size_t max_outstanding = 128;
   std::uint64_t max_message = 1ull << 30; ///< longer writes are split (RC limit is 2^31)
+  std::size_t lanes = 1;            ///< queue pairs to deal batches over (at most the transport's)
 };
 
 struct WriteStats
@@ -37,6 +40,7 @@ struct WriteStats
   std::int64_t bytes = 0;          ///< bytes of successfully completed writes
   std::int64_t work_requests = 0;  ///< posted
   std::int64_t signalled = 0;
+  std::int64_t lanes = 1;          ///< queue pairs the writes went over
   std::int64_t flushed = 0;        ///< completions flushed after the first error
   std::optional<std::string> first_error; ///< status of the first failed completion
   std::optional<std::uint64_t> failed_wr;
@@ -45,7 +49,8 @@ struct WriteStats
 
 /// Posts every op (split at max_message), waits for all completions until
 /// `deadline`. Never throws for a failed completion (it is in the stats);
-/// post failures throw ProbeError(write).
+/// post failures throw ProbeError(write). After the first error completion
+/// nothing more is posted; what is outstanding on other lanes still lands.
 WriteStats execute_writes(Transport& transport, std::span<const WriteOp> ops, const WriteOptions& options,
                           Deadline deadline);
 

@@ -94,6 +94,7 @@ nlohmann::ordered_json probe_to_json(const ProbeResult& r, int exit_code)
   nlohmann::ordered_json t;
   t["bytes"] = r.bytes;
   t["work_requests"] = r.work_requests;
+  t["queue_pairs"] = r.queue_pairs;
   t["seconds"] = r.write_seconds;
   t["bandwidth_gbytes_per_s"] = r.bandwidth_gbytes_per_s();
   t["line_rate_gbps"] = r.line_rate_gbps > 0 ? nlohmann::ordered_json(r.line_rate_gbps) : nlohmann::ordered_json();
@@ -187,8 +188,12 @@ std::string probe_to_text(const ProbeResult& r)
     out += "\n";
   }
   if (!r.requests.empty()) {
-    out += fmt::format("transfer: {} in {}, {:.3f} GB/s", bytes_text(static_cast<std::uint64_t>(r.bytes)), counted(static_cast<long long>(r.work_requests), "work request"),
-                       r.bandwidth_gbytes_per_s());
+    out += fmt::format("transfer: {} in {}", bytes_text(static_cast<std::uint64_t>(r.bytes)),
+                       counted(static_cast<long long>(r.work_requests), "work request"));
+    if (r.queue_pairs > 1) {
+      out += fmt::format(" over {} queue pairs", r.queue_pairs);
+    }
+    out += fmt::format(", {:.3f} GB/s", r.bandwidth_gbytes_per_s());
     if (r.line_rate_gbps > 0) {
       out += fmt::format(" ({:.1f}% of {:g} Gb/s line rate)", 100.0 * r.bandwidth_gbytes_per_s() * 8.0 / r.line_rate_gbps,
                          r.line_rate_gbps);

@@ -115,6 +115,8 @@ struct ProbeFacts
   std::int64_t work_requests = 0;
   double write_seconds = 0;
   double line_rate_gbps = 0;
+  /// RC queue pairs the writes were spread over (--qps; 1 on TCP).
+  std::int64_t queue_pairs = 1;
   /// Findings that stop SGLang before any transfer (exact runtime text when SGLang has one).
   std::vector<std::string> refusals;
   std::optional<ProbeFailure> failure;

@@ -99,6 +99,31 @@ TEST_CASE("probe::loopback: a compatible pair verifies over the fake verbs and o
   }
 }
 
+TEST_CASE("probe::loopback: writes spread over several queue pairs verify, and the report says how many", "[probe]")
+{
+  // Two ranks a side: each request is a few dozen whole-entry writes.
+  const auto p = side(sglang::Role::prefill, "--tp 2");
+  const auto d = side(sglang::Role::decode, "--tp 2");
+  auto fabric = std::make_shared<FakeFabric>();
+  const TransportFactory three_qps = [fabric](const std::string&) {
+    return std::make_unique<FakeVerbsTransport>(fabric, 64, std::nullopt, 3);
+  };
+  ProbeOptions o = small();
+  o.write.batch = 2;
+  o.write.lanes = 3;
+  const ProbeReport r = loopback(p, d, o, three_qps);
+  INFO(probe_to_text(r));
+  CHECK(r.verified);
+  CHECK(r.queue_pairs == 3);
+  CHECK(r.bytes == r.tally.bytes);
+  CHECK(probe_to_text(r).find(" over 3 queue pairs, ") != std::string::npos);
+  CHECK(report::probe_to_json(probe_result(r), 0)["transfer"]["queue_pairs"] == 3);
+
+  const ProbeReport tcp = loopback(p, d, o, tcp_factory());
+  CHECK(tcp.verified);
+  CHECK(tcp.queue_pairs == 1); // one ordered stream: --qps has nothing to spread over
+}
+
 TEST_CASE("probe::loopback: Mori with two state indices fails with SGLang's exact message", "[probe]")
 {
   const auto p = side(sglang::Role::prefill, "--tp 1 --disaggregation-transfer-backend mori");

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <numeric>
+#include <random>
 #include <thread>
 #include <vector>
 
@@ -119,6 +120,124 @@ TEST_CASE("probe::execute_writes: a write outside the registered region is a rem
   const WriteStats s = execute_writes(t, ops, WriteOptions{}, Deadline::after(5));
   REQUIRE(s.first_error);
   CHECK(*s.first_error == "remote access error");
+}
+
+TEST_CASE("probe::execute_writes: batches dealt over several queue pairs, each bounded on its own", "[probe]")
+{
+  auto fabric = std::make_shared<FakeFabric>();
+  FakeVerbsTransport target(fabric);
+  FakeVerbsTransport initiator(fabric, 8, std::nullopt, 4);
+  std::vector<std::uint8_t> src = ramp(100000);
+  std::vector<std::uint8_t> dst(src.size(), 0);
+  const RegionKey lk = initiator.register_region(src.data(), src.size());
+  const RegionKey rk = target.register_region(dst.data(), dst.size());
+  initiator.connect(target.local_endpoint(), true, Deadline::never());
+
+  WriteOptions opt;
+  opt.batch = 4;
+  opt.max_outstanding = 8;
+  SECTION("as many lanes as asked")
+  {
+    opt.lanes = 4;
+    const WriteStats s = execute_writes(initiator, chunks(src, lk, rk, 1000), opt, Deadline::after(5));
+    CHECK_FALSE(s.first_error);
+    CHECK(s.lanes == 4);
+    CHECK(initiator.lanes_used() == 4);
+    // 100 writes in batches of 4: 25 batches, one signalled completion each.
+    CHECK(s.work_requests == 100);
+    CHECK(s.signalled == 25);
+    CHECK(s.bytes == 100000);
+    CHECK(dst == src);
+    // The bound holds per queue pair (the fake's send queue would refuse more).
+    CHECK(initiator.peak_outstanding() <= 8);
+  }
+  SECTION("no more lanes than the transport has")
+  {
+    opt.lanes = 9;
+    const WriteStats s = execute_writes(initiator, chunks(src, lk, rk, 1000), opt, Deadline::after(5));
+    CHECK(s.lanes == 4);
+    CHECK(dst == src);
+  }
+  SECTION("one lane unless asked")
+  {
+    const WriteStats s = execute_writes(initiator, chunks(src, lk, rk, 1000), opt, Deadline::after(5));
+    CHECK(s.lanes == 1);
+    CHECK(initiator.lanes_used() == 1);
+    CHECK(dst == src);
+  }
+}
+
+TEST_CASE("probe::execute_writes: an error on one queue pair flushes that one, and bytes count what landed",
+          "[probe]")
+{
+  // Writes of 1000 bytes in batches of 2 dealt over 3 lanes (lane 0 gets
+  // writes 0-1, 6-7, ...); the fault hits the fail_at-th request the fake NIC
+  // executes, which serves the lanes in turn. Writes already outstanding on
+  // the other lanes still land after the error, and count.
+  for (std::uint64_t fail_at : {0u, 1u, 4u, 7u, 13u}) {
+    CAPTURE(fail_at);
+    auto fabric = std::make_shared<FakeFabric>();
+    FakeVerbsTransport target(fabric);
+    FakeVerbsTransport initiator(fabric, 6, FakeFault{fail_at, "transport retry counter exceeded"}, 3);
+    std::vector<std::uint8_t> src = ramp(30000);
+    std::vector<std::uint8_t> dst(src.size(), 0);
+    const RegionKey lk = initiator.register_region(src.data(), src.size());
+    const RegionKey rk = target.register_region(dst.data(), dst.size());
+    initiator.connect(target.local_endpoint(), true, Deadline::never());
+    WriteOptions opt;
+    opt.batch = 2;
+    opt.max_outstanding = 6;
+    opt.lanes = 3;
+    const WriteStats s = execute_writes(initiator, chunks(src, lk, rk, 1000), opt, Deadline::after(5));
+    REQUIRE(s.first_error);
+    CHECK(*s.first_error == "transport retry counter exceeded");
+    // Every 1000-byte write either landed whole or not at all (ramp() has no
+    // zero byte), and the bytes reported are exactly those that landed.
+    std::int64_t landed = 0;
+    for (std::size_t at = 0; at < src.size(); at += 1000) {
+      const bool whole = std::equal(src.begin() + at, src.begin() + at + 1000, dst.begin() + at);
+      const bool none = std::all_of(dst.begin() + at, dst.begin() + at + 1000, [](std::uint8_t b) { return b == 0; });
+      CHECK((whole || none));
+      landed += whole ? 1000 : 0;
+    }
+    CHECK(s.bytes == landed);
+    REQUIRE(s.failed_wr);
+    CHECK(std::all_of(dst.begin() + *s.failed_wr * 1000, dst.begin() + *s.failed_wr * 1000 + 1000,
+                      [](std::uint8_t b) { return b == 0; }));
+    CHECK(s.work_requests < 30);
+  }
+}
+
+TEST_CASE("probe::execute_writes: random sizes, batches, bounds and lanes place every byte", "[probe]")
+{
+  std::mt19937 rng(20261206);
+  for (int round = 0; round < 200; ++round) {
+    const std::size_t size = 1 + rng() % 50000;
+    const std::size_t chunk = 1 + rng() % 3000;
+    const std::size_t lanes = 1 + rng() % 5;
+    const std::size_t cap = 1 + rng() % 20;
+    CAPTURE(round, size, chunk, lanes, cap);
+    auto fabric = std::make_shared<FakeFabric>();
+    FakeVerbsTransport target(fabric);
+    FakeVerbsTransport initiator(fabric, cap, std::nullopt, lanes);
+    std::vector<std::uint8_t> src = ramp(size);
+    std::vector<std::uint8_t> dst(size, 0);
+    const RegionKey lk = initiator.register_region(src.data(), src.size());
+    const RegionKey rk = target.register_region(dst.data(), dst.size());
+    initiator.connect(target.local_endpoint(), true, Deadline::never());
+    WriteOptions opt;
+    opt.batch = 1 + rng() % 24;
+    opt.max_outstanding = 1 + rng() % 24;
+    opt.max_message = 1 + rng() % 4000;
+    opt.lanes = 1 + rng() % 6;
+    const WriteStats s = execute_writes(initiator, chunks(src, lk, rk, chunk), opt, Deadline::after(5));
+    REQUIRE_FALSE(s.first_error);
+    CHECK_FALSE(s.timed_out);
+    CHECK(s.bytes == static_cast<std::int64_t>(size));
+    CHECK(s.lanes == static_cast<std::int64_t>(std::min(opt.lanes, lanes)));
+    CHECK(initiator.peak_outstanding() <= std::min(opt.max_outstanding, cap));
+    CHECK(dst == src);
+  }
 }
 
 TEST_CASE("probe::TcpTransport: writes land in the target's registered memory over loopback", "[probe]")
