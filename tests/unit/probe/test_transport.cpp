@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <thread>
 #include <vector>
@@ -37,31 +38,46 @@ std::vector<WriteOp> chunks(const std::vector<std::uint8_t>& src, const RegionKe
   return ops;
 }
 
+/// A fake initiator connected to a fake target, a source ramp of `size`
+/// bytes registered on the initiator and a zeroed destination on the target.
+struct FakePair
+{
+  std::shared_ptr<FakeFabric> fabric = std::make_shared<FakeFabric>();
+  FakeVerbsTransport target{fabric};
+  FakeVerbsTransport initiator;
+  std::vector<std::uint8_t> src;
+  std::vector<std::uint8_t> dst;
+  RegionKey lk;
+  RegionKey rk;
+
+  FakePair(std::size_t size, std::size_t max_outstanding, std::optional<FakeFault> fault = std::nullopt,
+           std::size_t lanes = 1)
+    : initiator(fabric, max_outstanding, std::move(fault), lanes), src(ramp(size)), dst(size, 0)
+  {
+    lk = initiator.register_region(src.data(), src.size());
+    rk = target.register_region(dst.data(), dst.size());
+    target.connect(initiator.local_endpoint(), false, Deadline::never());
+    initiator.connect(target.local_endpoint(), true, Deadline::never());
+  }
+
+  std::vector<WriteOp> writes_of(std::size_t chunk) const { return chunks(src, lk, rk, chunk); }
+};
+
 } // namespace
 
 TEST_CASE("probe::execute_writes: batches, bounded outstanding, every byte placed (fake verbs)", "[probe]")
 {
-  auto fabric = std::make_shared<FakeFabric>();
-  FakeVerbsTransport target(fabric);
-  FakeVerbsTransport initiator(fabric, 16);
-  std::vector<std::uint8_t> src = ramp(100000);
-  std::vector<std::uint8_t> dst(src.size(), 0);
-  const RegionKey lk = initiator.register_region(src.data(), src.size());
-  const RegionKey rk = target.register_region(dst.data(), dst.size());
-  target.connect(initiator.local_endpoint(), false, Deadline::never());
-  initiator.connect(target.local_endpoint(), true, Deadline::never());
-
+  FakePair f(100000, 16);
   WriteOptions opt;
   opt.batch = 4;
   opt.max_outstanding = 12;
-  const auto ops = chunks(src, lk, rk, 1000);
-  const WriteStats s = execute_writes(initiator, ops, opt, Deadline::after(5));
+  const WriteStats s = execute_writes(f.initiator, f.writes_of(1000), opt, Deadline::after(5));
   CHECK_FALSE(s.first_error);
   CHECK(s.work_requests == 100);
   CHECK(s.signalled == 25);
   CHECK(s.bytes == 100000);
-  CHECK(dst == src);
-  CHECK(initiator.peak_outstanding() <= 12);
+  CHECK(f.dst == f.src);
+  CHECK(f.initiator.peak_outstanding() <= 12);
 }
 
 TEST_CASE("probe::execute_writes: splits writes longer than the message limit", "[probe]")
@@ -83,18 +99,13 @@ TEST_CASE("probe::execute_writes: splits writes longer than the message limit", 
 
 TEST_CASE("probe::execute_writes: an error completion stops the transfer and flushes the rest", "[probe]")
 {
-  auto fabric = std::make_shared<FakeFabric>();
-  FakeVerbsTransport target(fabric);
-  FakeVerbsTransport initiator(fabric, 64, FakeFault{10, "transport retry counter exceeded"});
-  std::vector<std::uint8_t> src = ramp(40000);
-  std::vector<std::uint8_t> dst(src.size(), 0);
-  const RegionKey lk = initiator.register_region(src.data(), src.size());
-  const RegionKey rk = target.register_region(dst.data(), dst.size());
-  initiator.connect(target.local_endpoint(), true, Deadline::never());
+  FakePair f(40000, 64, FakeFault{10, "transport retry counter exceeded"});
+  const auto& src = f.src;
+  const auto& dst = f.dst;
   WriteOptions opt;
   opt.batch = 8;
   opt.max_outstanding = 32;
-  const WriteStats s = execute_writes(initiator, chunks(src, lk, rk, 1000), opt, Deadline::after(5));
+  const WriteStats s = execute_writes(f.initiator, f.writes_of(1000), opt, Deadline::after(5));
   REQUIRE(s.first_error);
   CHECK(*s.first_error == "transport retry counter exceeded");
   CHECK(s.failed_wr == 10u);
@@ -124,22 +135,18 @@ TEST_CASE("probe::execute_writes: a write outside the registered region is a rem
 
 TEST_CASE("probe::execute_writes: batches dealt over several queue pairs, each bounded on its own", "[probe]")
 {
-  auto fabric = std::make_shared<FakeFabric>();
-  FakeVerbsTransport target(fabric);
-  FakeVerbsTransport initiator(fabric, 8, std::nullopt, 4);
-  std::vector<std::uint8_t> src = ramp(100000);
-  std::vector<std::uint8_t> dst(src.size(), 0);
-  const RegionKey lk = initiator.register_region(src.data(), src.size());
-  const RegionKey rk = target.register_region(dst.data(), dst.size());
-  initiator.connect(target.local_endpoint(), true, Deadline::never());
-
+  FakePair f(100000, 8, std::nullopt, 4);
+  auto& initiator = f.initiator;
+  const auto& src = f.src;
+  const auto& dst = f.dst;
+  const auto writes = f.writes_of(1000);
   WriteOptions opt;
   opt.batch = 4;
   opt.max_outstanding = 8;
   SECTION("as many lanes as asked")
   {
     opt.lanes = 4;
-    const WriteStats s = execute_writes(initiator, chunks(src, lk, rk, 1000), opt, Deadline::after(5));
+    const WriteStats s = execute_writes(initiator, writes, opt, Deadline::after(5));
     CHECK_FALSE(s.first_error);
     CHECK(s.lanes == 4);
     CHECK(initiator.lanes_used() == 4);
@@ -154,13 +161,13 @@ TEST_CASE("probe::execute_writes: batches dealt over several queue pairs, each b
   SECTION("no more lanes than the transport has")
   {
     opt.lanes = 9;
-    const WriteStats s = execute_writes(initiator, chunks(src, lk, rk, 1000), opt, Deadline::after(5));
+    const WriteStats s = execute_writes(initiator, writes, opt, Deadline::after(5));
     CHECK(s.lanes == 4);
     CHECK(dst == src);
   }
   SECTION("one lane unless asked")
   {
-    const WriteStats s = execute_writes(initiator, chunks(src, lk, rk, 1000), opt, Deadline::after(5));
+    const WriteStats s = execute_writes(initiator, writes, opt, Deadline::after(5));
     CHECK(s.lanes == 1);
     CHECK(initiator.lanes_used() == 1);
     CHECK(dst == src);
@@ -176,19 +183,14 @@ TEST_CASE("probe::execute_writes: an error on one queue pair flushes that one, a
   // the other lanes still land after the error, and count.
   for (std::uint64_t fail_at : {0u, 1u, 4u, 7u, 13u}) {
     CAPTURE(fail_at);
-    auto fabric = std::make_shared<FakeFabric>();
-    FakeVerbsTransport target(fabric);
-    FakeVerbsTransport initiator(fabric, 6, FakeFault{fail_at, "transport retry counter exceeded"}, 3);
-    std::vector<std::uint8_t> src = ramp(30000);
-    std::vector<std::uint8_t> dst(src.size(), 0);
-    const RegionKey lk = initiator.register_region(src.data(), src.size());
-    const RegionKey rk = target.register_region(dst.data(), dst.size());
-    initiator.connect(target.local_endpoint(), true, Deadline::never());
+    FakePair f(30000, 6, FakeFault{fail_at, "transport retry counter exceeded"}, 3);
+    const auto& src = f.src;
+    const auto& dst = f.dst;
     WriteOptions opt;
     opt.batch = 2;
     opt.max_outstanding = 6;
     opt.lanes = 3;
-    const WriteStats s = execute_writes(initiator, chunks(src, lk, rk, 1000), opt, Deadline::after(5));
+    const WriteStats s = execute_writes(f.initiator, f.writes_of(1000), opt, Deadline::after(5));
     REQUIRE(s.first_error);
     CHECK(*s.first_error == "transport retry counter exceeded");
     // Every 1000-byte write either landed whole or not at all (ramp() has no
@@ -217,26 +219,19 @@ TEST_CASE("probe::execute_writes: random sizes, batches, bounds and lanes place 
     const std::size_t lanes = 1 + rng() % 5;
     const std::size_t cap = 1 + rng() % 20;
     CAPTURE(round, size, chunk, lanes, cap);
-    auto fabric = std::make_shared<FakeFabric>();
-    FakeVerbsTransport target(fabric);
-    FakeVerbsTransport initiator(fabric, cap, std::nullopt, lanes);
-    std::vector<std::uint8_t> src = ramp(size);
-    std::vector<std::uint8_t> dst(size, 0);
-    const RegionKey lk = initiator.register_region(src.data(), src.size());
-    const RegionKey rk = target.register_region(dst.data(), dst.size());
-    initiator.connect(target.local_endpoint(), true, Deadline::never());
+    FakePair f(size, cap, std::nullopt, lanes);
     WriteOptions opt;
     opt.batch = 1 + rng() % 24;
     opt.max_outstanding = 1 + rng() % 24;
     opt.max_message = 1 + rng() % 4000;
     opt.lanes = 1 + rng() % 6;
-    const WriteStats s = execute_writes(initiator, chunks(src, lk, rk, chunk), opt, Deadline::after(5));
+    const WriteStats s = execute_writes(f.initiator, f.writes_of(chunk), opt, Deadline::after(5));
     REQUIRE_FALSE(s.first_error);
     CHECK_FALSE(s.timed_out);
     CHECK(s.bytes == static_cast<std::int64_t>(size));
     CHECK(s.lanes == static_cast<std::int64_t>(std::min(opt.lanes, lanes)));
-    CHECK(initiator.peak_outstanding() <= std::min(opt.max_outstanding, cap));
-    CHECK(dst == src);
+    CHECK(f.initiator.peak_outstanding() <= std::min(opt.max_outstanding, cap));
+    CHECK(f.dst == f.src);
   }
 }
 
