@@ -109,7 +109,10 @@ std::size_t FakeVerbsTransport::poll(std::span<Completion> out, Deadline)
   // queue pairs taking turns a request at a time like a NIC serving several.
   std::size_t n = 0;
   std::size_t idle = 0; // lanes found empty in a row
-  while (n < out.size() && idle < m_lanes.size()) {
+  std::size_t executed = 0;
+  // The limit holds once there is a completion to return: a poll that only ran
+  // unsignalled writes would look like a timeout.
+  while (n < out.size() && idle < m_lanes.size() && (n == 0 || executed < m_poll_limit)) {
     Lane& lane = m_lanes[m_next_lane];
     m_next_lane = (m_next_lane + 1) % m_lanes.size();
     if (lane.queue.empty()) {
@@ -117,6 +120,7 @@ std::size_t FakeVerbsTransport::poll(std::span<Completion> out, Deadline)
       continue;
     }
     idle = 0;
+    ++executed;
     const WriteWork w = lane.queue.front();
     lane.queue.pop_front();
     const std::uint64_t index = m_posted++;

@@ -75,6 +75,10 @@ public:
   /// The most outstanding on any one lane, and the lanes that carried writes.
   std::size_t peak_outstanding() const { return m_peak; }
   std::size_t lanes_used() const;
+  /// Executes at most `n` requests per poll once one has completed (default:
+  /// as many as fit), so that completions of one lane arrive across polls,
+  /// after another lane's error.
+  void set_poll_limit(std::size_t n) { m_poll_limit = n; }
 
 private:
   std::shared_ptr<FakeFabric> m_fabric;
@@ -89,6 +93,7 @@ private:
   };
   std::vector<Lane> m_lanes;
   std::size_t m_next_lane = 0; ///< where the fake NIC takes its next request
+  std::size_t m_poll_limit = static_cast<std::size_t>(-1);
   std::uint64_t m_posted = 0;
   std::size_t m_peak = 0;
 };

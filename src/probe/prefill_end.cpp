@@ -391,8 +391,11 @@ ProbeReport run_prefill_end(const sglang::Side& prefill, const ProbeOptions& o, 
                            "that the decode end is alive; on RDMA, the GID, route and MTU (transport retry exceeded)");
         }
         if (ws.first_error) {
-          req.transport_error = fmt::format("work request {} completed with '{}' ({} later ones flushed)", *ws.failed_wr,
-                                            *ws.first_error, ws.flushed);
+          req.transport_error = fmt::format("work request {} completed with '{}' ({} later ones flushed{})", *ws.failed_wr,
+                                            *ws.first_error, ws.flushed,
+                                            ws.other_errors > 0
+                                              ? fmt::format("; {} more queue pair(s) failed", ws.other_errors)
+                                              : "");
           done["transport_error"] = *req.transport_error;
         }
       }

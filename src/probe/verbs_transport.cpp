@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <cstring>
 #include <random>
+#include <set>
 #include <thread>
 
 namespace pdcheck::probe {
@@ -232,6 +233,11 @@ public:
     std::vector<std::uint32_t> peer_qpns{p.qpn};
     if (const auto it = peer.find("qpns"); it != peer.end()) {
       peer_qpns = qp_numbers_of(*it);
+    }
+    if (std::set<std::uint32_t>(peer_qpns.begin(), peer_qpns.end()).size() != peer_qpns.size() ||
+        peer_qpns.front() != p.qpn) {
+      throw ProbeError(Phase::connect, "the peer's endpoint field qpns: expected distinct QP numbers, the first one qpn",
+                       "the peer's pdcheck version");
     }
     if (peer_qpns.size() != m_qps.size()) {
       throw ProbeError(Phase::connect,

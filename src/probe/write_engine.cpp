@@ -36,6 +36,7 @@ struct Lane
 {
   std::vector<std::size_t> posted; ///< indices into the work list
   std::size_t retired = 0;
+  bool errored = false; ///< in the error state: later requests complete flushed
   std::size_t outstanding() const { return posted.size() - retired; }
 };
 
@@ -81,13 +82,19 @@ WriteStats execute_writes(Transport& transport, std::span<const WriteOp> ops, co
         retire_to(lane, at + 1, true);
         continue;
       }
-      if (!stats.first_error) {
-        // The first error puts its queue pair in the error state: every later
+      if (!lane.errored) {
+        // A queue pair's first error puts it in the error state: every later
         // request of that QP is flushed. The unsignalled writes before it
-        // completed without a completion entry.
-        stats.first_error = c.status;
-        stats.failed_wr = c.wr_id;
+        // completed without a completion entry. Another QP may fail on its
+        // own later (a link fault fails them all): its own error, not a flush.
+        lane.errored = true;
         retire_to(lane, at, true);
+        if (!stats.first_error) {
+          stats.first_error = c.status;
+          stats.failed_wr = c.wr_id;
+        } else {
+          ++stats.other_errors;
+        }
       } else {
         ++stats.flushed;
       }

@@ -41,7 +41,8 @@ struct WriteStats
   std::int64_t work_requests = 0;  ///< posted
   std::int64_t signalled = 0;
   std::int64_t lanes = 1;          ///< queue pairs the writes went over
-  std::int64_t flushed = 0;        ///< completions flushed after the first error
+  std::int64_t flushed = 0;        ///< completions flushed after their queue pair's error
+  std::int64_t other_errors = 0;   ///< errors of other queue pairs after the first
   std::optional<std::string> first_error; ///< status of the first failed completion
   std::optional<std::uint64_t> failed_wr;
   bool timed_out = false;

@@ -114,6 +114,8 @@ TEST_CASE("probe::execute_writes: an error completion stops the transfer and flu
   CHECK(std::all_of(dst.begin() + 10000, dst.end(), [](std::uint8_t b) { return b == 0; }));
   CHECK(s.bytes == 10000);
   CHECK(s.flushed > 0);
+  CHECK(s.other_errors == 0);
+  CHECK_FALSE(s.timed_out);
   // Nothing more was posted once the error was seen.
   CHECK(s.work_requests < 40);
 }
@@ -182,32 +184,63 @@ TEST_CASE("probe::execute_writes: an error on one queue pair flushes that one, a
   // executes, which serves the lanes in turn. Writes already outstanding on
   // the other lanes still land after the error, and count.
   for (std::uint64_t fail_at : {0u, 1u, 4u, 7u, 13u}) {
-    CAPTURE(fail_at);
-    FakePair f(30000, 6, FakeFault{fail_at, "transport retry counter exceeded"}, 3);
-    const auto& src = f.src;
-    const auto& dst = f.dst;
-    WriteOptions opt;
-    opt.batch = 2;
-    opt.max_outstanding = 6;
-    opt.lanes = 3;
-    const WriteStats s = execute_writes(f.initiator, f.writes_of(1000), opt, Deadline::after(5));
-    REQUIRE(s.first_error);
-    CHECK(*s.first_error == "transport retry counter exceeded");
-    // Every 1000-byte write either landed whole or not at all (ramp() has no
-    // zero byte), and the bytes reported are exactly those that landed.
-    std::int64_t landed = 0;
-    for (std::size_t at = 0; at < src.size(); at += 1000) {
-      const bool whole = std::equal(src.begin() + at, src.begin() + at + 1000, dst.begin() + at);
-      const bool none = std::all_of(dst.begin() + at, dst.begin() + at + 1000, [](std::uint8_t b) { return b == 0; });
-      CHECK((whole || none));
-      landed += whole ? 1000 : 0;
+    for (std::size_t poll_limit : {std::size_t{64}, std::size_t{1}}) {
+      CAPTURE(fail_at, poll_limit);
+      FakePair f(30000, 6, FakeFault{fail_at, "transport retry counter exceeded"}, 3);
+      // One request a poll: the other lanes' completions come after the error.
+      f.initiator.set_poll_limit(poll_limit);
+      const auto& src = f.src;
+      const auto& dst = f.dst;
+      WriteOptions opt;
+      opt.batch = 2;
+      opt.max_outstanding = 6;
+      opt.lanes = 3;
+      const WriteStats s = execute_writes(f.initiator, f.writes_of(1000), opt, Deadline::after(5));
+      REQUIRE(s.first_error);
+      CHECK(*s.first_error == "transport retry counter exceeded");
+      CHECK_FALSE(s.timed_out);
+      // Every 1000-byte write either landed whole or not at all (ramp() has no
+      // zero byte), and the bytes reported are exactly those that landed.
+      std::int64_t landed = 0;
+      for (std::size_t at = 0; at < src.size(); at += 1000) {
+        const bool whole = std::equal(src.begin() + at, src.begin() + at + 1000, dst.begin() + at);
+        const bool none = std::all_of(dst.begin() + at, dst.begin() + at + 1000, [](std::uint8_t b) { return b == 0; });
+        CHECK((whole || none));
+        landed += whole ? 1000 : 0;
+      }
+      CHECK(s.bytes == landed);
+      REQUIRE(s.failed_wr);
+      CHECK(std::all_of(dst.begin() + *s.failed_wr * 1000, dst.begin() + *s.failed_wr * 1000 + 1000,
+                        [](std::uint8_t b) { return b == 0; }));
+      // Nothing is posted once the error is seen: at most what ran up to it
+      // plus what three lanes of six can hold.
+      CHECK(s.work_requests <= static_cast<std::int64_t>(fail_at + 1 + 3 * 6));
     }
-    CHECK(s.bytes == landed);
-    REQUIRE(s.failed_wr);
-    CHECK(std::all_of(dst.begin() + *s.failed_wr * 1000, dst.begin() + *s.failed_wr * 1000 + 1000,
-                      [](std::uint8_t b) { return b == 0; }));
-    CHECK(s.work_requests < 30);
   }
+}
+
+TEST_CASE("probe::execute_writes: a second queue pair failing on its own is an error, not a flush", "[probe]")
+{
+  // 8 writes of 1000 bytes in batches of 4 over 2 lanes: writes 0-3 on lane 0,
+  // 4-7 on lane 1. Writes 3 and 7 point past the destination, so each lane
+  // fails on its last request: 0-2 and 4-6 land (6000 bytes) without a
+  // completion entry of their own.
+  FakePair f(8000, 8, std::nullopt, 2);
+  std::vector<WriteOp> ops = f.writes_of(1000);
+  ops[3].remote_addr += 8000;
+  ops[7].remote_addr += 8000;
+  WriteOptions opt;
+  opt.batch = 4;
+  opt.lanes = 2;
+  const WriteStats s = execute_writes(f.initiator, ops, opt, Deadline::after(5));
+  REQUIRE(s.first_error);
+  CHECK(*s.first_error == "remote access error");
+  CHECK_FALSE(s.timed_out);
+  CHECK(s.bytes == 6000);
+  CHECK(s.other_errors == 1);
+  CHECK(s.flushed == 0);
+  CHECK(std::equal(f.src.begin(), f.src.begin() + 3000, f.dst.begin()));
+  CHECK(std::equal(f.src.begin() + 4000, f.src.begin() + 7000, f.dst.begin() + 4000));
 }
 
 TEST_CASE("probe::execute_writes: random sizes, batches, bounds and lanes place every byte", "[probe]")
