@@ -45,6 +45,7 @@ const std::vector<Cause> k_causes = {
                   "(Kimi-Linear)."},
   {"dcp_prefill_cp", "Run the prefill without attention context parallelism, or the decode with --dcp-size 1."},
   {"dcp_topology", "Use --dcp-size 1 on the prefill, or the same --dcp-size on both sides."},
+  {"dcp_prefill_overhead", "Run the prefill with --dcp-size 1 unless it must match the decode's DCP layout."},
   {"dcp_ranks", "Use the same attention TP size on both sides when both run the same --dcp-size, or the prefill "
                 "with --dcp-size 1."},
   {"dcp_backend_unsupported", "Run with --dcp-size 1, or use a backend with DCP-aware transfer (Mooncake, NIXL)."},

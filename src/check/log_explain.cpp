@@ -73,13 +73,13 @@ Severity log_severity(const SglangMessage& m)
 // closely only if it contains one of these words; they are searched for all at
 // once over the whole chunk (check/word_search.hpp), 16 or 32 positions a step.
 
-constexpr std::array<std::string_view, 33> k_triggers = {
+constexpr std::array<std::string_view, 34> k_triggers = {
   "Error",          "ERROR",         "error",           "Exception",     "failed",        "Failed",
   "FAILED",         "Mamba",         "mamba",           "mismatch",      "Traceback",     "disaggregation",
   "Disaggregation", "not divisible", "should be equal", "should have",   "Performance is", "out of range",
   "unified",        "Unified",       "must",            "requires",      "does not",      "does NOT",
   "differ",         "struct.error",  "KVTransfer",      "Layer metadata", "Decode peer",   "modulo by zero",
-  "not alive",      "Could not",     "NIXL_ERR",
+  "not alive",      "Could not",     "NIXL_ERR",        "DCP on a PD",
 };
 
 } // namespace

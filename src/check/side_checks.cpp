@@ -106,6 +106,18 @@ void unified_memory_findings(const Side& side, std::vector<Finding>& out)
 void dcp_findings(const Side& side, std::vector<Finding>& out)
 {
   const int dcp = side.args.dcp_size;
+  if (dcp > 1 && side.profile.pd_decode_dcp && side.role == Role::prefill &&
+      side.args.disaggregation_mode != sglang::DisaggregationMode::null) {
+    Finding f = side_finding(side, RuleId::startup_dcp_prefill,
+                             fmt::format("the prefill runs --dcp-size {}: SGLang starts it with a warning", dcp));
+    f.logged_warning = render_delivered(MessageId::dcp_prefill_overhead, {});
+    f.where = fmt::format("prefill startup: arg_groups/pd_disaggregation_hook.py handle_pd_disaggregation (@ 00e1106f; "
+                          "not confirmed for {})",
+                          side.profile.name);
+    f.evidence["dcp_size"] = dcp;
+    f.evidence["confidence"] = "unconfirmed";
+    out.push_back(std::move(f));
+  }
   if (dcp <= 1 || side.args.disaggregation_mode == sglang::DisaggregationMode::null ||
       side.args.transfer_backend != TransferBackend::mori ||
       (side.profile.pd_decode_dcp && side.role == Role::prefill)) {

@@ -125,6 +125,32 @@ TEST_CASE("DCP with Mori from PR #32837 on: the prefill is only warned, the deco
   REQUIRE(found.size() == 1);
   CHECK(found[0]->side == "decode");
   CHECK(found[0]->evidence.at("confidence") == "unconfirmed");
+  const auto warned = with_rule(r, "startup-dcp-prefill");
+  REQUIRE(warned.size() == 1);
+  CHECK(warned[0]->side == "prefill");
+}
+
+TEST_CASE("A prefill with DCP starts with pd_disaggregation_hook's warning, from PR #32837 on", "[check][dcp]")
+{
+  // Equal DCP 2 with equal attention TP 4: ranks line up, so the warning is
+  // all that SGLang says about the prefill's DCP.
+  const auto r = check_pair("--tp 4 --dcp-size 2", "--tp 4 --dcp-size 2", k_kimi);
+  const auto found = with_rule(r, "startup-dcp-prefill");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->severity == Severity::info);
+  CHECK(found[0]->side == "prefill");
+  CHECK(found[0]->message == "the prefill runs --dcp-size 2: SGLang starts it with a warning");
+  CHECK(*found[0]->logged_warning == render_delivered(MessageId::dcp_prefill_overhead, {}));
+  CHECK(found[0]->where == "prefill startup: arg_groups/pd_disaggregation_hook.py handle_pd_disaggregation "
+                           "(@ 00e1106f; not confirmed for 0.5.20)");
+  CHECK(found[0]->evidence.at("confidence") == "unconfirmed");
+  CHECK(with_rule(r, "dcp-topology").empty());
+  CHECK(with_rule(r, "dcp-ranks").empty());
+  // Only a prefill is warned, and only with DCP.
+  CHECK(with_rule(check_pair("--tp 4", "--tp 4 --dcp-size 2", k_kimi), "startup-dcp-prefill").empty());
+  // Before the PR a prefill's DCP meets _check_dcp_compat, not the hook.
+  CHECK(with_rule(check_pair("--tp 4 --dcp-size 2", "--tp 4 --dcp-size 2", k_kimi, "0.5.16"), "startup-dcp-prefill")
+          .empty());
 }
 
 TEST_CASE("DCP before PR #32837: no decode check at bootstrap, and the old topology finding has no SGLang text",
