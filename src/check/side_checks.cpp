@@ -106,8 +106,11 @@ void unified_memory_findings(const Side& side, std::vector<Finding>& out)
 void dcp_findings(const Side& side, std::vector<Finding>& out)
 {
   const int dcp = side.args.dcp_size;
-  if (dcp > 1 && side.profile.pd_decode_dcp && side.role == Role::prefill &&
-      side.args.disaggregation_mode != sglang::DisaggregationMode::null) {
+  if (dcp <= 1 || side.args.disaggregation_mode == sglang::DisaggregationMode::null) {
+    return;
+  }
+  // From PR #32837 on a prefill's DCP meets the hook's warning, not _check_dcp_compat.
+  if (side.profile.pd_decode_dcp && side.role == Role::prefill) {
     Finding f = side_finding(side, RuleId::startup_dcp_prefill,
                              fmt::format("the prefill runs --dcp-size {}: SGLang starts it with a warning", dcp));
     f.logged_warning = render_delivered(MessageId::dcp_prefill_overhead, {});
@@ -117,10 +120,9 @@ void dcp_findings(const Side& side, std::vector<Finding>& out)
     f.evidence["dcp_size"] = dcp;
     f.evidence["confidence"] = "unconfirmed";
     out.push_back(std::move(f));
+    return;
   }
-  if (dcp <= 1 || side.args.disaggregation_mode == sglang::DisaggregationMode::null ||
-      side.args.transfer_backend != TransferBackend::mori ||
-      (side.profile.pd_decode_dcp && side.role == Role::prefill)) {
+  if (side.args.transfer_backend != TransferBackend::mori) {
     return;
   }
   Finding f = side_finding(side, RuleId::startup_dcp_transfer,

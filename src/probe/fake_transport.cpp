@@ -123,7 +123,7 @@ std::size_t FakeVerbsTransport::poll(std::span<Completion> out, Deadline)
     ++executed;
     const WriteWork w = lane.queue.front();
     lane.queue.pop_front();
-    const std::uint64_t index = m_posted++;
+    const std::uint64_t index = m_executed++;
     if (lane.error_state) {
       out[n++] = Completion{w.wr_id, false, "work request flushed error"};
       continue;

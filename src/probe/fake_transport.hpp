@@ -70,8 +70,6 @@ public:
   void post_writes(std::span<const WriteWork> batch) override;
   std::size_t poll(std::span<Completion> out, Deadline deadline) override;
 
-  /// Work requests executed so far (to assert batching and bounds in tests).
-  std::uint64_t posted() const { return m_posted; }
   /// The most outstanding on any one lane, and the lanes that carried writes.
   std::size_t peak_outstanding() const { return m_peak; }
   std::size_t lanes_used() const;
@@ -94,7 +92,7 @@ private:
   std::vector<Lane> m_lanes;
   std::size_t m_next_lane = 0; ///< where the fake NIC takes its next request
   std::size_t m_poll_limit = static_cast<std::size_t>(-1);
-  std::uint64_t m_posted = 0;
+  std::uint64_t m_executed = 0; ///< requests the fake NIC ran, across lanes (FakeFault::fail_at counts these)
   std::size_t m_peak = 0;
 };
 

@@ -180,7 +180,7 @@ ProbeReport run_prefill_end(const sglang::Side& prefill, const ProbeOptions& o, 
 {
   ProbeReport r = start_report(sglang::Role::prefill, prefill, o, transport.name());
   r.line_rate_gbps = transport.line_rate_gbps();
-  r.queue_pairs = static_cast<std::int64_t>(std::max<std::size_t>(1, std::min(o.write.lanes, transport.lanes())));
+  r.queue_pairs = static_cast<std::int64_t>(write_lanes(o.write, transport));
   const int fd = oob.get();
   // Outside the steps: run_end shuts the transport down (deregistering its
   // memory) before the pools and then the GPU are released.

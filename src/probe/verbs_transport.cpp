@@ -1,6 +1,7 @@
 // The RDMA transport: one or more RC QPs per probe connection (--qps), RDMA
-// WRITE work requests, completions of every QP polled from one CQ. Never exercised on hardware in
-// pdcheck's own CI (no RDMA device there): see docs/probe.md.
+// WRITE work requests, completions of every QP polled from one CQ. Never
+// exercised on hardware in pdcheck's own CI (no RDMA device there): see
+// docs/probe.md.
 
 #include "probe/qp_plan.hpp"
 #include "probe/pci_topology.hpp"
@@ -276,6 +277,13 @@ public:
 
   void post_writes(std::span<const WriteWork> batch) override
   {
+    if (batch.empty()) {
+      return;
+    }
+    if (batch.front().lane >= m_qps.size()) {
+      throw ProbeError(Phase::write, fmt::format("no queue pair {} (this end opened {})", batch.front().lane, m_qps.size()),
+                       "a pdcheck bug: the write engine deals batches over lanes() QPs only");
+    }
     std::vector<ibv_sge> sges(batch.size());
     std::vector<ibv_send_wr> wrs(batch.size());
     for (std::size_t i = 0; i < batch.size(); ++i) {
@@ -292,13 +300,6 @@ public:
       wr.wr.rdma.remote_addr = w.remote_addr;
       wr.wr.rdma.rkey = w.rkey;
       wr.next = i + 1 < batch.size() ? &wrs[i + 1] : nullptr;
-    }
-    if (batch.empty()) {
-      return;
-    }
-    if (batch.front().lane >= m_qps.size()) {
-      throw ProbeError(Phase::write, fmt::format("no queue pair {} (this end opened {})", batch.front().lane, m_qps.size()),
-                       "a pdcheck bug: the write engine deals batches over lanes() QPs only");
     }
     ibv_send_wr* bad = nullptr;
     const int rc = ibv_post_send(m_qps[batch.front().lane].get(), wrs.data(), &bad);

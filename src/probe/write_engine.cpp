@@ -42,6 +42,11 @@ struct Lane
 
 } // namespace
 
+std::size_t write_lanes(const WriteOptions& options, const Transport& transport)
+{
+  return std::max<std::size_t>(1, std::min(options.lanes, transport.lanes()));
+}
+
 WriteStats execute_writes(Transport& transport, std::span<const WriteOp> ops, const WriteOptions& options,
                           Deadline deadline)
 {
@@ -49,16 +54,16 @@ WriteStats execute_writes(Transport& transport, std::span<const WriteOp> ops, co
   WriteStats stats;
   const std::size_t cap = std::max<std::size_t>(1, std::min(options.max_outstanding, transport.max_outstanding()));
   const std::size_t batch = std::max<std::size_t>(1, std::min(options.batch, cap));
-  const std::size_t lane_count = std::max<std::size_t>(1, std::min(options.lanes, transport.lanes()));
+  const std::size_t lane_count = write_lanes(options, transport);
   stats.lanes = static_cast<std::int64_t>(lane_count);
   std::vector<Lane> lanes(lane_count);
   std::vector<std::size_t> position(works.size()); // a work's index within its lane
 
-  // Retires lane `l` up to (not including) position `upto`, counting the bytes
-  // of those that succeeded.
+  // Retires `lane` up to (not including) position `upto`, counting their
+  // bytes when they succeeded.
   auto retire_to = [&](Lane& lane, std::size_t upto, bool success) {
-    for (std::size_t i = lane.retired; i < upto; ++i) {
-      if (success) {
+    if (success) {
+      for (std::size_t i = lane.retired; i < upto; ++i) {
         stats.bytes += static_cast<std::int64_t>(works[lane.posted[i]].length);
       }
     }

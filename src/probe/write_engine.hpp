@@ -48,6 +48,10 @@ struct WriteStats
   bool timed_out = false;
 };
 
+/// The queue pairs execute_writes deals the batches over: the lanes asked
+/// for, at most the transport's, at least one.
+std::size_t write_lanes(const WriteOptions& options, const Transport& transport);
+
 /// Posts every op (split at max_message), waits for all completions until
 /// `deadline`. Never throws for a failed completion (it is in the stats);
 /// post failures throw ProbeError(write). After the first error completion
