@@ -115,7 +115,7 @@ std::size_t FakeVerbsTransport::poll(std::span<Completion> out, Deadline)
   while (n < out.size() && idle < m_lanes.size() && (n == 0 || executed < m_poll_limit)) {
     Lane& lane = m_lanes[m_next_lane];
     m_next_lane = (m_next_lane + 1) % m_lanes.size();
-    if (lane.queue.empty()) {
+    if (lane.queue.empty() || lane.paused_polls > 0) {
       ++idle;
       continue;
     }
@@ -143,6 +143,9 @@ std::size_t FakeVerbsTransport::poll(std::span<Completion> out, Deadline)
     if (w.signalled) {
       out[n++] = Completion{w.wr_id, true, ""};
     }
+  }
+  for (Lane& lane : m_lanes) {
+    lane.paused_polls -= lane.paused_polls > 0 ? 1 : 0;
   }
   return n;
 }

@@ -77,6 +77,10 @@ public:
   /// as many as fit), so that completions of one lane arrive across polls,
   /// after another lane's error.
   void set_poll_limit(std::size_t n) { m_poll_limit = n; }
+  /// Lane `lane` runs nothing during the next `polls` polls: a slow queue pair.
+  void pause_lane(std::size_t lane, std::size_t polls) { m_lanes.at(lane).paused_polls = polls; }
+  /// Work requests posted on `lane` so far.
+  std::uint64_t posted_on(std::size_t lane) const { return m_lanes.at(lane).posted; }
 
 private:
   std::shared_ptr<FakeFabric> m_fabric;
@@ -88,6 +92,7 @@ private:
     std::deque<WriteWork> queue;
     bool error_state = false;
     std::uint64_t posted = 0;
+    std::size_t paused_polls = 0;
   };
   std::vector<Lane> m_lanes;
   std::size_t m_next_lane = 0; ///< where the fake NIC takes its next request

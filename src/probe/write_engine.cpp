@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 
 namespace pdcheck::probe {
 
@@ -108,12 +109,25 @@ WriteStats execute_writes(Transport& transport, std::span<const WriteOp> ops, co
     return true;
   };
 
-  std::size_t posted = 0;
+  // The lane to take the next `n` requests: the next in turn that has room
+  // for them. A full lane is passed over rather than waited for, so one slow
+  // queue pair does not hold up the others.
   std::size_t next_lane = 0;
+  auto lane_with_room = [&](std::size_t n) -> std::optional<std::size_t> {
+    for (std::size_t k = 0; k < lane_count; ++k) {
+      const std::size_t at = (next_lane + k) % lane_count;
+      if (lanes[at].outstanding() + n <= cap) {
+        return at;
+      }
+    }
+    return std::nullopt;
+  };
+
+  std::size_t posted = 0;
   while (posted < works.size() && !stats.first_error) {
     const std::size_t n = std::min(batch, works.size() - posted);
-    Lane& lane = lanes[next_lane];
-    while (lane.outstanding() + n > cap && !stats.first_error) {
+    std::optional<std::size_t> chosen;
+    while (!stats.first_error && !(chosen = lane_with_room(n))) {
       if (!drain_some()) {
         return stats;
       }
@@ -121,8 +135,9 @@ WriteStats execute_writes(Transport& transport, std::span<const WriteOp> ops, co
     if (stats.first_error) {
       break;
     }
+    Lane& lane = lanes[*chosen];
     for (std::size_t i = posted; i < posted + n; ++i) {
-      works[i].lane = static_cast<std::uint32_t>(next_lane);
+      works[i].lane = static_cast<std::uint32_t>(*chosen);
       position[i] = lane.posted.size();
       lane.posted.push_back(i);
     }
@@ -131,7 +146,7 @@ WriteStats execute_writes(Transport& transport, std::span<const WriteOp> ops, co
     stats.work_requests += static_cast<std::int64_t>(n);
     stats.signalled += 1;
     posted += n;
-    next_lane = (next_lane + 1) % lane_count;
+    next_lane = (*chosen + 1) % lane_count;
   }
   for (Lane& lane : lanes) {
     while (lane.retired < lane.posted.size()) {

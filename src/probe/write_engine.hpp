@@ -4,8 +4,8 @@
 // RDMA: work requests posted in batches, a signalled completion at the end of
 // each batch (RC completes in order, so it retires the whole batch), never
 // more than a bounded number outstanding per queue pair, and batches dealt
-// round-robin over several queue pairs when asked (one QP cannot always fill
-// a link; Mooncake spreads a transfer over several too).
+// in turn over several queue pairs when asked, passing over a full one (one
+// QP cannot always fill a link; Mooncake spreads a transfer over several too).
 
 #include "probe/transport.hpp"
 

@@ -219,6 +219,29 @@ TEST_CASE("probe::execute_writes: an error on one queue pair flushes that one, a
   }
 }
 
+TEST_CASE("probe::execute_writes: a slow queue pair is passed over, not waited for", "[probe]")
+{
+  // 40 writes of 1000 bytes in batches of 2 over 2 lanes of 4: lanes 0 and 1
+  // each take two batches and are full. Lane 0 then runs nothing for 5 polls,
+  // while each poll lets lane 1 finish its 4. Waiting for lane 0 would find
+  // the second poll empty, which the fake reports as the deadline passing;
+  // passing it over keeps lane 1 busy until lane 0 resumes.
+  FakePair f(40000, 4, std::nullopt, 2);
+  f.initiator.pause_lane(0, 5);
+  WriteOptions opt;
+  opt.batch = 2;
+  opt.max_outstanding = 4;
+  opt.lanes = 2;
+  const WriteStats s = execute_writes(f.initiator, f.writes_of(1000), opt, Deadline::after(5));
+  CHECK_FALSE(s.timed_out);
+  CHECK_FALSE(s.first_error);
+  CHECK(s.bytes == 40000);
+  CHECK(f.src == f.dst);
+  CHECK(f.initiator.posted_on(0) + f.initiator.posted_on(1) == 40);
+  CHECK(f.initiator.posted_on(1) > f.initiator.posted_on(0));
+  CHECK(f.initiator.peak_outstanding() <= 4);
+}
+
 TEST_CASE("probe::execute_writes: a second queue pair failing on its own is an error, not a flush", "[probe]")
 {
   // 8 writes of 1000 bytes in batches of 4 over 2 lanes: writes 0-3 on lane 0,
