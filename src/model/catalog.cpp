@@ -25,6 +25,16 @@ std::string_view last_component(std::string_view ref)
   return slash == std::string_view::npos ? ref : ref.substr(slash + 1);
 }
 
+/// The name a catalog entry's quantized siblings are built on: its repository
+/// name without a trailing "-BF16", which some publishers give the unquantized
+/// upload (NVIDIA's "...-A3B-BF16" beside "...-A3B-FP8" and "...-A3B-NVFP4").
+std::string_view sibling_base(const CatalogEntry& entry)
+{
+  const std::string_view repo = last_component(entry.hf_repo);
+  constexpr std::string_view k_precision = "-BF16";
+  return ends_with_ignoring_case(repo, k_precision) ? repo.substr(0, repo.size() - k_precision.size()) : repo;
+}
+
 } // namespace
 
 const std::vector<std::string_view>& quantization_suffixes()
@@ -54,7 +64,8 @@ std::optional<CatalogVariant> find_catalog_variant(std::string_view ref)
     }
     const std::string_view base = last.substr(0, last.size() - suffix.size());
     for (const CatalogEntry& entry : catalog()) {
-      if (equal_ignoring_case(entry.name, base) || equal_ignoring_case(last_component(entry.hf_repo), base)) {
+      if (equal_ignoring_case(entry.name, base) || equal_ignoring_case(last_component(entry.hf_repo), base) ||
+          equal_ignoring_case(sibling_base(entry), base)) {
         return CatalogVariant{&entry, last.substr(base.size())};
       }
     }

@@ -358,4 +358,11 @@ TEST_CASE("io::load_model: a quantized upload of a catalogued model reads the ca
                                     "confidence medium)");
   // A suffix alone is not a variant of anything.
   CHECK_THROWS_AS(io::load_model("Qwen/Qwen3-Next-80B-FP8", dir.path.string()), InputError);
+  // NVIDIA names the unquantized upload "-BF16" and its siblings "-FP8" and
+  // "-NVFP4" in its place.
+  for (const char* ref : {"nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-FP8", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4"}) {
+    INFO(ref);
+    CHECK(io::load_model(ref, dir.path.string()).name == "nemotron-3-nano-30b-a3b");
+  }
+  CHECK_THROWS_AS(io::load_model("nvidia/NVIDIA-Nemotron-3-Nano-30B-FP8", dir.path.string()), InputError);
 }
