@@ -14,7 +14,9 @@
 
 #include <climits>
 #include <cstdint>
+#include <algorithm>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,13 +43,32 @@ public:
   {
   }
 
-  const json* find(std::string_view key) const
+  /// A wrapper's sub-config that SGLang builds from its own keys over some of
+  /// the wrapper's top-level ones (GLM-5-Next's text_config): `inherited` keys
+  /// missing from `object` are read from `outer`, and named by their top-level
+  /// path.
+  KeyReader(const json& object, std::string prefix, const json& outer, std::span<const std::string_view> inherited,
+            const std::string& origin, const std::string& arch)
+    : m_object(object), m_prefix(std::move(prefix)), m_origin(origin), m_arch(arch), m_outer(&outer),
+      m_inherited(inherited)
   {
-    const auto it = m_object.find(std::string(key));
-    return it == m_object.end() ? nullptr : &*it;
   }
 
-  std::string path(std::string_view key) const { return m_prefix + std::string(key); }
+  const json* find(std::string_view key) const
+  {
+    if (const auto it = m_object.find(std::string(key)); it != m_object.end()) {
+      return &*it;
+    }
+    if (from_outer(key)) {
+      return &*m_outer->find(std::string(key));
+    }
+    return nullptr;
+  }
+
+  std::string path(std::string_view key) const
+  {
+    return from_outer(key) ? std::string(key) : m_prefix + std::string(key);
+  }
 
   [[noreturn]] void fail(const std::string& what) const { throw InputError(m_origin, what); }
 
@@ -170,10 +191,20 @@ public:
   const std::string& arch() const { return m_arch; }
 
 private:
+  /// Whether `key` is read from the outer object: inherited, absent here, present there.
+  bool from_outer(std::string_view key) const
+  {
+    return m_outer != nullptr && !m_object.contains(std::string(key)) &&
+           std::find(m_inherited.begin(), m_inherited.end(), key) != m_inherited.end() &&
+           m_outer->contains(std::string(key));
+  }
+
   const json& m_object;
   std::string m_prefix;
   const std::string& m_origin;
   const std::string& m_arch;
+  const json* m_outer = nullptr;
+  std::span<const std::string_view> m_inherited;
 };
 
 /// A config whose layer list names no layer with state gets no Mamba pool in

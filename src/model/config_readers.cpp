@@ -56,7 +56,11 @@ void read_gdn(const ReaderInput& in, ModelSpec& spec)
   spec.head_dim = value_dim;
   spec.state_size = key_dim;
   spec.conv_kernel = r.positive("linear_conv_kernel_dim");
-  spec.config_ssm_dtype = config_ssm_dtype(in.root, &in.lm == &in.root ? nullptr : &in.lm);
+  // mamba2_cache_params passes the text config itself to mamba2_state_dtype,
+  // and a text config has no text_config of its own: only its own key counts,
+  // never a wrapper's top-level one (configs/qwen3_next.py@041bacd3,
+  // configs/qwen3_5.py@0f6f0002).
+  spec.config_ssm_dtype = config_ssm_dtype(in.lm, nullptr);
   read_attention_heads(r, spec);
 }
 
@@ -239,8 +243,11 @@ void read_kimi_linear(const ReaderInput& in, ModelSpec& spec)
 
   spec.kda_num_heads = lac.positive("num_heads");
   spec.kda_head_dim = lac.positive("head_dim");
-  spec.kda_num_k_heads = lac.positive_or("num_k_heads", spec.kda_num_heads);
-  spec.kda_head_k_dim = lac.positive_or("head_k_dim", spec.kda_head_dim);
+  // mamba2_cache_params (configs/kimi_linear.py@008b79d2) passes no key-head
+  // values, so KimiLinearStateShape.create takes them equal to the value
+  // heads; a config's num_k_heads / head_k_dim do not reach the state.
+  spec.kda_num_k_heads = spec.kda_num_heads;
+  spec.kda_head_k_dim = spec.kda_head_dim;
   spec.conv_kernel = lac.positive("short_conv_kernel_size");
   read_attention_heads(r, spec);
 }
@@ -347,17 +354,27 @@ void read_mamba2(const ReaderInput& in, ModelSpec& spec)
   // Mamba2CacheParams is built without the config: its mamba_ssm_dtype is not read.
 }
 
+// The top-level keys Glm5NextConfig copies into its text config before the
+// text_config's own (_GLM5_NEXT_TOP_LEVEL_CONFIG_KEYS at
+// configs/glm5_next.py@16e1767c), those of them that shape the state.
+constexpr std::string_view k_glm5_next_inherited[] = {
+  "num_hidden_layers", "linear_attn_config", "linear_head_dim",     "linear_num_heads",   "linear_conv_kernel_dim",
+  "layer_types",       "hidden_size",        "num_attention_heads", "num_key_value_heads"};
+
 void read_glm5_next(const ReaderInput& in, ModelSpec& spec)
 {
   // configs/glm5_next.py@16e1767c: KimiLinearStateShape.create with H = D
-  // for keys and values; kda_layers is 0-based here, unlike Kimi's.
-  const KeyReader r = reader_of(in);
+  // for keys and values; kda_layers is 0-based here, unlike Kimi's. The text
+  // config is {listed top-level keys, then text_config's}: a key text_config
+  // leaves out is taken from the top level.
+  const KeyReader r = &in.lm == &in.root ? reader_of(in)
+                                         : KeyReader(in.lm, in.prefix, in.root, k_glm5_next_inherited, in.origin, in.arch);
   spec.family = StateFamily::kda;
   spec.hybrid_mla = true;
   spec.num_hidden_layers = r.count_or("num_hidden_layers", 45);
   const json* nested = r.find("linear_attn_config");
   if (nested != nullptr && !nested->is_null()) {
-    const KeyReader lac(r.object("linear_attn_config"), r.path("linear_attn_config."), in.origin, in.arch);
+    const KeyReader lac(r.object("linear_attn_config"), r.path("linear_attn_config") + ".", in.origin, in.arch);
     for (const std::int64_t id : lac.integers("kda_layers")) {
       if (id < 0 || id >= spec.num_hidden_layers) {
         lac.fail(fmt::format("key '{}' holds {}, outside 0..{} (the list is 0-based) for {}", lac.path("kda_layers"),

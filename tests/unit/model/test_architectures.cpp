@@ -357,6 +357,34 @@ TEST_CASE("architectures: GLM-5-Next lays KDA out from linear_* keys or a 0-base
                                        "0-based) for Glm5NextForConditionalGeneration");
 }
 
+TEST_CASE("architectures: GLM-5-Next's text config takes the top-level keys text_config leaves out")
+{
+  // Glm5NextConfig builds its text config from {listed top-level keys,
+  // text_config's keys} (configs/glm5_next.py@16e1767c). Top level: 32 heads
+  // of 64; text_config: 8 layers (every fourth full attention: 0,1,2,4,5,6).
+  // conv (3, 3*32*64/tp) = (3, 6144/tp); temporal (32/tp, 64, 64) fp32.
+  json config{{"architectures", {"Glm5NextForConditionalGeneration"}}, {"model_type", "glm5_next"},
+              {"linear_num_heads", 32}, {"linear_head_dim", 64}, {"num_hidden_layers", 45}};
+  config["text_config"] = {{"num_hidden_layers", 8}, {"num_attention_heads", 64}};
+  const ModelSpec m = read(config);
+  CHECK(m.num_hidden_layers == 8); // text_config's own key wins
+  CHECK(m.state_layer_ids == std::vector<int>{0, 1, 2, 4, 5, 6});
+  check_at(m, 1, {{{3, 6144}, 36864, 6144}, {{32, 64, 64}, 524288, 32}});
+  check_at(m, 2, {{{3, 3072}, 18432, 3072}, {{16, 64, 64}, 262144, 16}});
+  check_at(m, 4, {{{3, 1536}, 9216, 1536}, {{8, 64, 64}, 131072, 8}});
+  check_at(m, 8, {{{3, 768}, 4608, 768}, {{4, 64, 64}, 65536, 4}});
+
+  // A top-level key is named by its own path when it is wrong.
+  json bad = config;
+  bad["linear_num_heads"] = "many";
+  CHECK(read_error(bad).detail() ==
+        "key 'linear_num_heads' must be a positive integer, got \"many\" for Glm5NextForConditionalGeneration");
+  // text_config's own key wins over the top-level one.
+  json both = config;
+  both["text_config"]["linear_num_heads"] = 16;
+  CHECK(read(both).kda_num_heads == 16);
+}
+
 TEST_CASE("architectures: LFM2-VL is LFM2's short conv under text_config")
 {
   const json config{{"architectures", {"Lfm2VlForConditionalGeneration"}},

@@ -215,13 +215,17 @@ TEST_CASE("model::read_model_config: Qwen3.5-MoE names a missing text_config key
         "Qwen3_5MoeForConditionalGeneration");
 }
 
-TEST_CASE("model::read_model_config: Qwen3.5 takes mamba_ssm_dtype from the top level when text_config lacks it")
+TEST_CASE("model::read_model_config: Qwen3.5 ignores a top-level mamba_ssm_dtype")
 {
+  // SGLang hands the text config to mamba2_state_dtype, which has no
+  // text_config of its own and never sees the wrapper's key.
   json text = qwen3_next_config();
   text.erase("architectures");
-  const json config{
+  json config{
     {"architectures", {"Qwen3_5ForConditionalGeneration"}}, {"mamba_ssm_dtype", "bfloat16"}, {"text_config", text}};
-  CHECK(read(config).config_ssm_dtype == Dtype::bfloat16);
+  CHECK_FALSE(read(config).config_ssm_dtype.has_value());
+  config["text_config"]["mamba_ssm_dtype"] = "float16";
+  CHECK(read(config).config_ssm_dtype == Dtype::float16);
 }
 
 TEST_CASE("model::read_model_config: NemotronH takes layers from the pattern")
@@ -439,14 +443,17 @@ TEST_CASE("model::read_model_config: KimiLinear maps 1-based kda_layers to 0-bas
   CHECK_FALSE(spec.config_ssm_dtype.has_value());
 }
 
-TEST_CASE("model::read_model_config: KimiLinear reads optional key head counts")
+TEST_CASE("model::read_model_config: KimiLinear's state ignores num_k_heads and head_k_dim, as SGLang's does")
 {
+  // configs/kimi_linear.py@008b79d2 builds the state from num_heads and
+  // head_dim alone: with 32 heads of 128 the conv is (3, 3 * 4096 / tp) however
+  // the key heads are set.
   json config = kimi_config();
   config["linear_attn_config"]["num_k_heads"] = 16;
   config["linear_attn_config"]["head_k_dim"] = 64;
   const ModelSpec spec = read(config);
-  CHECK(spec.kda_num_k_heads == 16);
-  CHECK(spec.kda_head_k_dim == 64);
+  CHECK(spec.kda_num_k_heads == 32);
+  CHECK(spec.kda_head_k_dim == 128);
 }
 
 TEST_CASE("model::read_model_config: KimiLinear rejects a kda layer outside the model")
