@@ -518,24 +518,38 @@ void read_zaya(const ReaderInput& in, ModelSpec& spec)
   const KeyReader r = reader_of(in);
   spec.family = StateFamily::cca;
   spec.state_sharded_by_full_tp = true;
-  const json* legacy = r.find("zaya_layers");
-  if (legacy != nullptr && !legacy->is_null() && !(legacy->is_array() && legacy->empty())) {
-    if (!legacy->is_array()) {
-      r.wrong("zaya_layers", "an array of \"a\" and expert counts", *legacy);
+
+  // Two schemas: the legacy Megatron export (activation_func, ffn_hidden_size
+  // or a non-empty zaya_layers) and the transformers-native one (layer_types
+  // or moe_intermediate_size). A legacy marker wins when both are present.
+  const auto present = [&](std::string_view key) {
+    const json* v = r.find(key);
+    return v != nullptr && !v->is_null();
+  };
+  const json* legacy_layers = r.find("zaya_layers");
+  const bool has_legacy_layers = legacy_layers != nullptr && !legacy_layers->is_null() &&
+                                 !(legacy_layers->is_array() && legacy_layers->empty());
+  const json* types = r.find("layer_types");
+  const bool has_types = types != nullptr && !types->is_null() && !(types->is_array() && types->empty());
+  const bool legacy = present("activation_func") || present("ffn_hidden_size") || has_legacy_layers;
+  const bool native = !legacy && (has_types || r.find("moe_intermediate_size") != nullptr);
+  if (has_legacy_layers) {
+    if (!legacy_layers->is_array()) {
+      r.wrong("zaya_layers", "an array of \"a\" and expert counts", *legacy_layers);
     }
-    spec.num_hidden_layers = r.narrow("zaya_layers", static_cast<std::int64_t>(legacy->size()));
-    for (std::size_t i = 0; i < legacy->size(); ++i) {
-      if ((*legacy)[i].is_string() && (*legacy)[i].get<std::string>() == "a") {
+    spec.num_hidden_layers = r.narrow("zaya_layers", static_cast<std::int64_t>(legacy_layers->size()));
+    for (std::size_t i = 0; i < legacy_layers->size(); ++i) {
+      if ((*legacy_layers)[i].is_string() && (*legacy_layers)[i].get<std::string>() == "a") {
         spec.state_layer_ids.push_back(static_cast<int>(i));
       }
     }
   } else {
-    const json* types = r.find("layer_types");
-    // The transformers-native schema lists one entry per block of an attention
-    // and an MoE layer, so SGLang counts twice as many layers.
-    spec.num_hidden_layers = types != nullptr && !types->is_null()
-                               ? r.narrow("layer_types", 2 * static_cast<std::int64_t>(r.strings("layer_types").size()))
-                               : r.count_or("num_hidden_layers", 80);
+    // A native layer folds an attention and an MoE layer: SGLang counts twice
+    // as many, the layer_types entries or else num_hidden_layers.
+    const std::int64_t listed = native ? (has_types ? static_cast<std::int64_t>(r.strings("layer_types").size())
+                                                    : r.positive_or("num_hidden_layers", 80))
+                                       : r.positive_or("num_hidden_layers", 80);
+    spec.num_hidden_layers = r.narrow(native ? "layer_types" : "num_hidden_layers", native ? 2 * listed : listed);
     for (int i = 0; i < spec.num_hidden_layers; i += 2) {
       spec.state_layer_ids.push_back(i);
     }
@@ -546,11 +560,25 @@ void read_zaya(const ReaderInput& in, ModelSpec& spec)
   // Every CCA layer holds both KV and conv state; the others are MoE layers.
   spec.num_attention_layers = static_cast<int>(spec.state_layer_ids.size());
   const std::int64_t q_heads = first_nonzero(r, "cca_num_q_heads").value_or(r.positive_or("num_attention_heads", 8));
-  const std::int64_t kv_heads =
-    first_nonzero(r, "num_query_groups_list").value_or(r.positive_or("num_key_value_heads", 2));
+  const std::int64_t kv_heads = r.positive_or("num_key_value_heads", 2);
+  // The native schema sets the query groups to the KV heads; the legacy one
+  // reads them, and the class asserts the two agree.
+  const std::int64_t groups =
+    native ? kv_heads : first_nonzero(r, "num_query_groups_list").value_or(r.positive_or("num_query_groups", 2));
+  if (groups != kv_heads) {
+    r.fail(fmt::format("the query groups ({}) differ from num_key_value_heads ({}); SGLang's ZayaConfig asserts "
+                       "\"num_query_groups must equal num_key_value_heads for ZAYA1 checkpoints\" for {}",
+                       groups, kv_heads, in.arch));
+  }
+  // head_dim defaults to 128 when absent; only an explicit null falls back to
+  // kv_channels.
   const json* head_dim = r.find("head_dim");
-  const std::int64_t hd = head_dim != nullptr && !head_dim->is_null() ? r.check_positive("head_dim", *head_dim)
-                                                                       : r.positive_or("kv_channels", 128);
+  std::int64_t hd = 128;
+  if (head_dim != nullptr && head_dim->is_null()) {
+    hd = r.positive("kv_channels");
+  } else if (head_dim != nullptr) {
+    hd = r.check_positive("head_dim", *head_dim);
+  }
   spec.intermediate_size = (q_heads + kv_heads) * hd;
   spec.conv_kernel = (r.positive_or("cca_time0", 2) - 1) + (r.positive_or("cca_time1", 2) - 1) + 1;
   spec.replicated_conv_channels = r.positive_or("hidden_size", 2048);

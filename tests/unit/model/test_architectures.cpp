@@ -525,4 +525,39 @@ TEST_CASE("architectures: ZAYA1's CCA state, one conv sharded by TP and one whol
   const ModelSpec n = read(native);
   CHECK(n.num_hidden_layers == 6);
   CHECK(n.state_layer_ids == std::vector<int>{0, 2, 4});
+
+  // moe_intermediate_size alone marks the native schema: 40 native layers
+  // become 80, of which the even ones (0, 2, ..., 78) hold state.
+  json moe{{"architectures", {"ZayaForCausalLM"}}, {"model_type", "zaya"}, {"num_hidden_layers", 40},
+           {"moe_intermediate_size", 2048}};
+  const ModelSpec mo = read(moe);
+  CHECK(mo.num_hidden_layers == 80);
+  CHECK(mo.state_layer_ids.size() == 40);
+  CHECK(mo.state_layer_ids.back() == 78);
+  // A legacy marker wins: layer_types then does not double anything, and the
+  // layers are num_hidden_layers' even ones.
+  json hand_merged = native;
+  hand_merged["ffn_hidden_size"] = 4096;
+  hand_merged["num_hidden_layers"] = 10;
+  const ModelSpec hm = read(hand_merged);
+  CHECK(hm.num_hidden_layers == 10);
+  CHECK(hm.state_layer_ids == std::vector<int>{0, 2, 4, 6, 8});
+
+  // head_dim defaults to 128 when absent, kv_channels notwithstanding:
+  // conv (8 + 2) * 128 / tp = 1280 / tp. Only an explicit null reads kv_channels:
+  // (8 + 2) * 64 / tp = 640 / tp.
+  json channels = native;
+  channels["kv_channels"] = 64;
+  check_at(read(channels), 1, {{{1280, 2}, 5120, 1280}, {{2048, 1}, 4096, 2048}});
+  check_at(read(channels), 2, {{{640, 2}, 2560, 640}, {{2048, 1}, 4096, 2048}});
+  channels["head_dim"] = nullptr;
+  check_at(read(channels), 1, {{{640, 2}, 2560, 640}, {{2048, 1}, 4096, 2048}});
+  check_at(read(channels), 2, {{{320, 2}, 1280, 320}, {{2048, 1}, 4096, 2048}});
+
+  // The legacy schema's query groups must equal the KV heads (ZayaConfig asserts it).
+  json groups = config;
+  groups["num_query_groups"] = 4;
+  CHECK(read_error(groups).detail() ==
+        "the query groups (4) differ from num_key_value_heads (2); SGLang's ZayaConfig asserts \"num_query_groups "
+        "must equal num_key_value_heads for ZAYA1 checkpoints\" for ZayaForCausalLM");
 }
