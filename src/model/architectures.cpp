@@ -4,6 +4,10 @@ namespace pdcheck::model {
 
 namespace {
 
+constexpr std::string_view k_rwkv7_note =
+  "the pool's registration of the two token-shift tensors (their full hidden width as the sliced dim) is read in a "
+  "memory_pool.py copy without a commit id; PR #30115 was seen open, so no release is known to serve RWKV-7";
+
 // Paths are under sgl-project/sglang python/sglang/srt/; commits are the
 // stored copies that were read (docs/state-layouts.md has the full ids).
 // configs/hybrid_arch.py decides which config classes get a Mamba pool.
@@ -85,6 +89,15 @@ const std::vector<Architecture> k_rows = {
    "config version only; the second conv tensor is replicated on every rank but nothing marks it so, which pdcheck "
    "follows",
    ""},
+  // RWKV-7 (rwkv7_config): all-linear, every layer carries state.
+  {"Rwkv7ForCausalLM", "rwkv7", ConfigReader::rwkv7, "", false,
+   "configs/rwkv7.py@5e00420b, models/rwkv7.py@f7b28c35, configs/mamba_utils.py@02e208de, "
+   "configs/hybrid_arch.py@02e208de",
+   "medium", k_rwkv7_note, ""},
+  {"RWKV7ForCausalLM", "rwkv7", ConfigReader::rwkv7, "", false,
+   "configs/rwkv7.py@5e00420b, models/rwkv7.py@f7b28c35, configs/mamba_utils.py@02e208de, "
+   "configs/hybrid_arch.py@02e208de",
+   "medium", k_rwkv7_note, ""},
 
   // Known to SGLang in some form, but not laid out by pdcheck.
   {"JambaForCausalLM", "jamba", ConfigReader::refused, "", false,
@@ -145,6 +158,7 @@ std::string_view config_reader_name(ConfigReader r)
   case ConfigReader::lightning: return "lightning";
   case ConfigReader::simple_gla: return "simple_gla";
   case ConfigReader::zaya: return "zaya";
+  case ConfigReader::rwkv7: return "rwkv7";
   case ConfigReader::refused: return "refused";
   }
   return "?";

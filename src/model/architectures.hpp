@@ -27,6 +27,7 @@ enum class ConfigReader {
   lightning,      ///< BailingHybridConfig (lightning attention, layer_group_size)
   simple_gla,     ///< MiniCPM-SALA's config (SimpleGLA, mixer_types)
   zaya,           ///< ZayaConfig (CCA layers: zaya_layers, or every even layer)
+  rwkv7,          ///< Rwkv7Config (every layer: two token shifts and a WKV state)
   refused,        ///< no reader: the row's `refusal` says why
 };
 

@@ -586,6 +586,52 @@ void read_zaya(const ReaderInput& in, ModelSpec& spec)
   spec.num_key_value_heads = r.narrow("num_key_value_heads", kv_heads);
 }
 
+void read_rwkv7(const ReaderInput& in, ModelSpec& spec)
+{
+  // configs/rwkv7.py@5e00420b: every layer is linear; Rwkv7StateShape.create
+  // takes hidden_size, num_heads and head_dim; both dtypes are fixed float32.
+  const KeyReader r = reader_of(in);
+  spec.family = StateFamily::rwkv7;
+  const json* attn = r.find("attn");
+  if (attn != nullptr && !attn->is_null()) {
+    r.fail(fmt::format("key '{}' is set; SGLang's Rwkv7Config raises \"fla hybrid-attention RWKV-7 variants (config "
+                       "'attn' set) are not supported by this implementation\" for {}",
+                       r.path("attn"), in.arch));
+  }
+  const json* norm_first = r.find("norm_first");
+  if (norm_first != nullptr && norm_first->is_boolean() && !norm_first->get<bool>()) {
+    r.fail(fmt::format("key '{}' is false; SGLang's Rwkv7Config raises \"RWKV-7 checkpoints with norm_first=False "
+                       "are not supported\" for {}",
+                       r.path("norm_first"), in.arch));
+  }
+  spec.num_hidden_layers = r.count_or("num_hidden_layers", 12);
+  for (int i = 0; i < spec.num_hidden_layers; ++i) {
+    spec.state_layer_ids.push_back(i);
+  }
+  const std::int64_t hidden = r.positive_or("hidden_size", 768);
+  const json* head_dim = r.find("head_dim");
+  if (head_dim != nullptr && head_dim->is_null()) {
+    r.fail(fmt::format("key '{}' is null; SGLang's Rwkv7Config raises \"Rwkv7Config requires head_dim (checkpoint "
+                       "config)\" for {}",
+                       r.path("head_dim"), in.arch));
+  }
+  const std::int64_t hd = r.positive_or("head_dim", 64);
+  // fla checkpoints ship "num_heads": null: hidden_size // head_dim.
+  const json* heads = r.find("num_heads");
+  spec.num_heads = heads != nullptr && heads->is_null() ? hidden / hd : r.positive_or("num_heads", 12);
+  if (spec.num_heads <= 0) {
+    r.fail(fmt::format("hidden_size {} // head_dim {} leaves no head for {}", hidden, hd, in.arch));
+  }
+  spec.head_dim = hd;
+  spec.state_size = hd;
+  spec.replicated_conv_channels = hidden;
+  spec.conv_kernel = 2; // a token shift: the previous token only
+  spec.fixed_state_dtype = Dtype::float32;
+  spec.num_attention_layers = 0;
+  spec.num_attention_heads = r.narrow("num_heads", spec.num_heads);
+  spec.num_key_value_heads = spec.num_attention_heads;
+}
+
 } // namespace
 
 void read_config(ConfigReader reader, const ReaderInput& in, ModelSpec& spec)
@@ -603,6 +649,7 @@ void read_config(ConfigReader reader, const ReaderInput& in, ModelSpec& spec)
   case ConfigReader::lightning: read_lightning(in, spec); return;
   case ConfigReader::simple_gla: read_simple_gla(in, spec); return;
   case ConfigReader::zaya: read_zaya(in, spec); return;
+  case ConfigReader::rwkv7: read_rwkv7(in, spec); return;
   case ConfigReader::refused: break;
   }
   throw std::logic_error("read_config: a refused architecture has no reader");

@@ -154,6 +154,21 @@ std::vector<StateTensor> cca_tensors(const LayoutInput& in, int tp, int attn_tp,
   return {shared, prev, make_tensor("temporal", {1, 1, 0}, in.ssm_dtype, 0)};
 }
 
+/// Rwkv7StateShape.create (configs/mamba_utils.py@02e208de): the time-mix and
+/// channel-mix token shifts, each the previous token's full hidden vector on
+/// every rank, and the WKV state sharded by head. Nothing marks the shifts as
+/// replicated, so each registers its full width as the sliced dim.
+std::vector<StateTensor> rwkv7_tensors(const LayoutInput& in, int tp, std::vector<Finding>& findings)
+{
+  const ModelSpec& m = in.model;
+  const std::int64_t heads_rank = divide(m.num_heads, tp, "RWKV-7 heads", findings);
+  // shift_tm: the time-mix (attention) shift; shift_cm: the channel-mix (FFN) one.
+  StateTensor attn_shift = make_tensor("shift_tm", {m.replicated_conv_channels, 1}, in.conv_dtype, 0);
+  StateTensor ffn_shift = make_tensor("shift_cm", {m.replicated_conv_channels, 1}, in.conv_dtype, 0);
+  attn_shift.replicated = ffn_shift.replicated = true;
+  return {attn_shift, ffn_shift, make_tensor("temporal", {heads_rank, m.head_dim, m.head_dim}, in.ssm_dtype, 0)};
+}
+
 void check_attention_heads(const LayoutInput& in, int tp, std::vector<Finding>& findings)
 {
   const ModelSpec& m = in.model;
@@ -185,6 +200,7 @@ std::vector<StateTensor> state_tensors(const LayoutInput& in, int tp, int attn_t
   case StateFamily::kda: tensors = kda_tensors(in, tp, findings); break;
   case StateFamily::simple_gla: tensors = simple_gla_tensors(in, tp, findings); break;
   case StateFamily::cca: tensors = cca_tensors(in, tp, attn_tp, findings); break;
+  case StateFamily::rwkv7: tensors = rwkv7_tensors(in, tp, findings); break;
   case StateFamily::mamba2:
   case StateFamily::gdn:
   case StateFamily::short_conv:

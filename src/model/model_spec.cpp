@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string_view>
 
 namespace pdcheck::model {
@@ -28,6 +29,7 @@ std::string_view state_family_name(StateFamily f)
   case StateFamily::lightning: return "lightning";
   case StateFamily::simple_gla: return "simple_gla";
   case StateFamily::cca: return "cca";
+  case StateFamily::rwkv7: return "rwkv7";
   }
   return "?";
 }
@@ -51,7 +53,9 @@ const std::vector<std::string>& supported_model_types()
   static const std::vector<std::string> k_names = [] {
     std::vector<std::string> names;
     for (const Architecture& row : architectures()) {
-      if (row.reader != ConfigReader::refused) {
+      // Two entry classes may share a config class (RWKV-7's spellings).
+      if (row.reader != ConfigReader::refused &&
+          std::find(names.begin(), names.end(), row.model_type) == names.end()) {
         names.emplace_back(row.model_type);
       }
     }

@@ -20,6 +20,7 @@ enum class StateFamily {
   lightning,  ///< Mamba2StateShape.create with no conv (I = G = 0, K = 1): BailingHybrid
   simple_gla, ///< SimpleGLAStateShape.create, temporal only: MiniCPM-SALA
   cca,        ///< ZAYA1's CCA: a sharded conv, a replicated previous-hidden conv, no temporal bytes
+  rwkv7,      ///< Rwkv7StateShape.create: two replicated token-shift convs, a sharded WKV state
 };
 
 std::string_view state_family_name(StateFamily f);
@@ -59,8 +60,12 @@ struct ModelSpec
   /// (pure Mamba2: models/mamba2.py builds it with get_parallel().tp_size).
   bool state_sharded_by_full_tp = false;
   /// ZAYA1 (cca): the width of its second conv tensor, the previous token's
-  /// hidden state, which every rank holds whole (not sharded by TP).
+  /// hidden state, which every rank holds whole (not sharded by TP); RWKV-7:
+  /// the width of each of its two token-shift tensors.
   std::int64_t replicated_conv_channels = 0;
+  /// Dtypes the config class fixes for both conv and temporal state, which no
+  /// flag or environment variable changes (RWKV-7: float32).
+  std::optional<Dtype> fixed_state_dtype;
 
   // KimiLinearStateShape.create inputs (kda).
   std::int64_t kda_num_heads = 0;    ///< H

@@ -64,6 +64,10 @@ std::vector<ChannelSegment> conv_segments(const model::ModelSpec& m, const model
       return {{0, channels, m.intermediate_size}};
     }
     return {sharded(0, channels, rank, 0)};
+  case StateFamily::rwkv7:
+    // Each token shift is the whole hidden vector on every rank; the two
+    // occupy consecutive ranges of the conv channel space.
+    return {{0, channels, t.name == "shift_cm" ? channels : 0}};
   }
   return {};
 }

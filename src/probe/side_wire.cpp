@@ -66,6 +66,8 @@ nlohmann::json model_to_json(const model::ModelSpec& m)
   j["confidence_note"] = m.confidence_note;
   j["sglang_source"] = m.sglang_source;
   j["replicated_conv_channels"] = m.replicated_conv_channels;
+  j["fixed_state_dtype"] = m.fixed_state_dtype ? nlohmann::json(std::string(dtype_name(*m.fixed_state_dtype)))
+                                               : nlohmann::json();
   return j;
 }
 
@@ -80,7 +82,7 @@ model::ModelSpec model_from_json(const nlohmann::json& j)
   m.architecture = j.at("architecture").get<std::string>();
   m.model_type = j.at("model_type").get<std::string>();
   in.integer<int>("family"); // required: an absent family is not the first one
-  const int family = in.integer_in<int>("family", 0, 0, static_cast<int>(model::StateFamily::cca));
+  const int family = in.integer_in<int>("family", 0, 0, static_cast<int>(model::StateFamily::rwkv7));
   m.family = static_cast<model::StateFamily>(family);
   m.num_hidden_layers = in.integer<int>("num_hidden_layers");
   m.state_layer_ids = in.integers<int>("state_layer_ids");
@@ -109,6 +111,9 @@ model::ModelSpec model_from_json(const nlohmann::json& j)
   m.confidence_note = j.value("confidence_note", std::string());
   m.sglang_source = j.value("sglang_source", std::string());
   m.replicated_conv_channels = j.value("replicated_conv_channels", std::int64_t{0});
+  if (const auto it = j.find("fixed_state_dtype"); it != j.end() && it->is_string()) {
+    m.fixed_state_dtype = parse_dtype(it->get<std::string>());
+  }
   return m;
 }
 

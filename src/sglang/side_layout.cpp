@@ -35,6 +35,9 @@ model::LayoutInput layout_input(const Side& side)
     in.conv_dtype = Dtype::bfloat16;
     in.ssm_dtype = a.mamba_ssm_dtype.value_or(Dtype::float32);
   }
+  if (side.model.fixed_state_dtype) {
+    in.conv_dtype = in.ssm_dtype = *side.model.fixed_state_dtype;
+  }
   in.enable_unified_memory = a.enable_unified_memory;
   if (a.speculative_algorithm && a.speculative_num_draft_tokens) {
     in.speculative_num_draft_tokens = *a.speculative_num_draft_tokens;

@@ -385,6 +385,75 @@ TEST_CASE("architectures: GLM-5-Next's text config takes the top-level keys text
   CHECK(read(both).kda_num_heads == 16);
 }
 
+TEST_CASE("architectures: RWKV-7, two whole token shifts and a WKV state sharded by head, all float32")
+{
+  // Rwkv7StateShape.create (configs/mamba_utils.py@02e208de) from
+  // configs/rwkv7.py@5e00420b: hidden 2048, head_dim 64, "num_heads": null
+  // -> 2048 // 64 = 32 heads; every one of the 24 layers holds state.
+  // shift_tm and shift_cm (2048, 1) fp32 = 8192 bytes on every rank, dim 2048;
+  // temporal (32/tp, 64, 64) fp32 = 32/tp * 16384 bytes.
+  const json config{{"architectures", {"RWKV7ForCausalLM"}}, {"model_type", "rwkv7"}, {"hidden_size", 2048},
+                    {"head_dim", 64},  {"num_heads", nullptr},  {"num_hidden_layers", 24}};
+  ModelSpec m = read(config);
+  CHECK(m.family == StateFamily::rwkv7);
+  CHECK(m.state_layer_ids.size() == 24);
+  CHECK(m.num_attention_layers == 0);
+  CHECK(m.num_heads == 32);
+  CHECK(m.fixed_state_dtype == Dtype::float32);
+  CHECK(m.confidence == "medium");
+  // The config class fixes float32 for both; what a side's flags would pick is
+  // applied in sglang::layout_input, so the test sets it as that does.
+  const auto at = [&](int tp, const std::vector<Tensor>& expected) {
+    LayoutInput in;
+    in.model = m;
+    in.profile = *find_profile("v0.5.20");
+    in.tp_size = tp;
+    in.conv_dtype = in.ssm_dtype = Dtype::float32;
+    const Layout l = compute_layout(in);
+    REQUIRE(l.servable());
+    for (const RankLayout& r : l.ranks) {
+      REQUIRE(r.tensors.size() == expected.size());
+      for (std::size_t i = 0; i < expected.size(); ++i) {
+        CHECK(r.tensors[i].per_slot_shape == expected[i].shape);
+        CHECK(r.tensors[i].item_len == expected[i].item_len);
+        CHECK(r.tensors[i].registered_dim == expected[i].dim);
+      }
+      CHECK(r.tensors[0].replicated);
+      CHECK(r.tensors[1].replicated);
+      CHECK_FALSE(r.tensors[2].replicated);
+    }
+  };
+  at(1, {{{2048, 1}, 8192, 2048}, {{2048, 1}, 8192, 2048}, {{32, 64, 64}, 524288, 32}});
+  at(2, {{{2048, 1}, 8192, 2048}, {{2048, 1}, 8192, 2048}, {{16, 64, 64}, 262144, 16}});
+  at(4, {{{2048, 1}, 8192, 2048}, {{2048, 1}, 8192, 2048}, {{8, 64, 64}, 131072, 8}});
+  at(8, {{{2048, 1}, 8192, 2048}, {{2048, 1}, 8192, 2048}, {{4, 64, 64}, 65536, 4}});
+  // 32 heads stop at TP 64.
+  const Layout wide = layout_of(m, 64);
+  REQUIRE_FALSE(wide.servable());
+  CHECK(wide.findings.front().message == "RWKV-7 heads 32 is not divisible by attention TP size 64");
+
+  // The class's refusals, with its texts.
+  json hybrid = config;
+  hybrid["attn"] = {{"layers", {1}}};
+  CHECK(read_error(hybrid).detail() ==
+        "key 'attn' is set; SGLang's Rwkv7Config raises \"fla hybrid-attention RWKV-7 variants (config 'attn' set) "
+        "are not supported by this implementation\" for RWKV7ForCausalLM");
+  json post_norm = config;
+  post_norm["norm_first"] = false;
+  CHECK(read_error(post_norm).detail() ==
+        "key 'norm_first' is false; SGLang's Rwkv7Config raises \"RWKV-7 checkpoints with norm_first=False are not "
+        "supported\" for RWKV7ForCausalLM");
+  json no_head_dim = config;
+  no_head_dim["head_dim"] = nullptr;
+  CHECK(read_error(no_head_dim).detail() ==
+        "key 'head_dim' is null; SGLang's Rwkv7Config raises \"Rwkv7Config requires head_dim (checkpoint config)\" "
+        "for RWKV7ForCausalLM");
+  // Rwkv7ForCausalLM is the same class under SGLang's other EntryClass name.
+  json other = config;
+  other["architectures"] = {"Rwkv7ForCausalLM"};
+  CHECK(read(other).state_layer_ids == m.state_layer_ids);
+}
+
 TEST_CASE("architectures: LFM2-VL is LFM2's short conv under text_config")
 {
   const json config{{"architectures", {"Lfm2VlForConditionalGeneration"}},

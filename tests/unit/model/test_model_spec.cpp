@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <set>
+
 #include <nlohmann/json.hpp>
 
 #include <stdexcept>
@@ -515,7 +517,8 @@ TEST_CASE("model::read_model_config: unsupported architecture lists what is supp
         "JetVLMForConditionalGeneration, NemotronHForCausalLM, Nemotron3ForCausalLM, NemotronH_Nano_VL_V2, "
         "FalconH1ForCausalLM, GraniteMoeHybridForCausalLM, Mamba2ForCausalLM, KimiLinearForCausalLM, "
         "KimiK3ForConditionalGeneration, Glm5NextForConditionalGeneration, Lfm2ForCausalLM, Lfm2MoeForCausalLM, "
-        "Lfm2VlForConditionalGeneration, BailingMoeV2_5ForCausalLM, MiniCPMSALAForCausalLM, ZayaForCausalLM");
+        "Lfm2VlForConditionalGeneration, BailingMoeV2_5ForCausalLM, MiniCPMSALAForCausalLM, ZayaForCausalLM, "
+        "Rwkv7ForCausalLM, RWKV7ForCausalLM");
 }
 
 TEST_CASE("model::read_model_config: architectures[0] decides even when model_type is supported")
@@ -538,7 +541,7 @@ TEST_CASE("model::read_model_config: model_type identifies a config without arch
         "unsupported model_type 'llama' (the config has no 'architectures' list): pdcheck supports hybrid Mamba / "
         "linear-attention models: qwen3_next, qwen3_5, qwen3_5_moe, intern_s2_preview, interns2_mobius, "
         "jet_nemotron, jet_vlm, nemotron_h, nemotron_3, NemotronH_Nano_VL_V2, falcon_h1, granitemoehybrid, mamba2, "
-        "kimi_linear, kimi_k3, glm5_next, lfm2, lfm2_moe, lfm2_vl, bailing_hybrid, minicpm_sala, zaya");
+        "kimi_linear, kimi_k3, glm5_next, lfm2, lfm2_moe, lfm2_vl, bailing_hybrid, minicpm_sala, zaya, rwkv7");
 }
 
 TEST_CASE("model::read_model_config: a config with no identity is rejected")
@@ -602,10 +605,16 @@ TEST_CASE("model::state_family_name: names every family")
   CHECK(state_family_name(StateFamily::short_conv) == "short_conv");
   CHECK(state_family_name(StateFamily::lightning) == "lightning");
   CHECK(state_family_name(StateFamily::simple_gla) == "simple_gla");
+  CHECK(state_family_name(StateFamily::cca) == "cca");
+  CHECK(state_family_name(StateFamily::rwkv7) == "rwkv7");
 }
 
-TEST_CASE("model::supported_architectures: one model_type per architecture")
+TEST_CASE("model::supported_architectures: each model_type once, RWKV-7's two entry classes sharing one")
 {
-  CHECK(supported_architectures().size() == supported_model_types().size());
+  // Every supported architecture has its own model_type but RWKV7ForCausalLM,
+  // the second name models/rwkv7.py registers for Rwkv7Config.
+  CHECK(supported_architectures().size() == supported_model_types().size() + 1);
+  const std::set<std::string> unique(supported_model_types().begin(), supported_model_types().end());
+  CHECK(unique.size() == supported_model_types().size());
   CHECK(supported_architectures().front() == "Qwen3NextForCausalLM");
 }
