@@ -68,6 +68,9 @@ const std::vector<Cause> k_causes = {
                          "prefill CP for linear-attention models only outside PD)."},
   {"mamba_pool_exhausted", "Give the Mamba state pool more slots (a larger --mamba-full-memory-ratio or "
                            "--max-mamba-cache-size), or admit fewer requests at once (--max-running-requests)."},
+  {"minicpm_sparse_pd", "Run MiniCPM-SALA dense under PD: set SGLANG_MINICPM_FORCE_DENSE=1, or give "
+                        "--attention-backend a non-sparse backend (fa3, flashinfer) on both sides."},
+  {"minicpm_launch_flags", "Launch MiniCPM without --enable-dp-attention and without --enable-hierarchical-cache."},
 };
 
 } // namespace

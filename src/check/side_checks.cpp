@@ -1,5 +1,7 @@
 #include "check/side_checks.hpp"
 
+#include "check/model_launch_checks.hpp"
+
 #include "sglang/argparse.hpp"
 
 #include "core/rules.hpp"
@@ -556,6 +558,8 @@ void side_findings(const Side& side, const model::Layout& layout, std::vector<Fi
     f.evidence["profile"] = side.profile.name;
     out.push_back(std::move(f));
   }
+  model_release_findings(side, out);
+  minicpm_override_findings(side, out);
   unified_memory_findings(side, out);
   dcp_findings(side, out);
   prefill_cp_findings(side, out);

@@ -4,6 +4,12 @@ namespace pdcheck::model {
 
 namespace {
 
+constexpr std::string_view k_inkling_refusal =
+  "configs/hybrid_arch.py@02e208de gives it a Mamba pool only when its mamba2_cache_params is set, but every stored "
+  "configs/inkling.py returns one unconditionally, so when it is unset cannot be confirmed; and its six short-conv "
+  "tensors are (K-1, channels) with no conv_slice_axis, so which axis the pool registers as the sliced dim is not "
+  "confirmed";
+
 constexpr std::string_view k_rwkv7_note =
   "the pool's registration of the two token-shift tensors (their full hidden width as the sliced dim) is read in a "
   "memory_pool.py copy without a commit id; PR #30115 was seen open, so no release is known to serve RWKV-7";
@@ -76,8 +82,16 @@ const std::vector<Architecture> k_rows = {
    "configs/lfm2_vl.py@17b67163, models/lfm2_vl.py@01897f3f, configs/hybrid_arch.py@02e208de", "high", "", ""},
   // Lightning and SimpleGLA (hybrid_lightning_config, the linear-attention registry).
   {"BailingMoeV2_5ForCausalLM", "bailing_hybrid", ConfigReader::lightning, "", false,
-   "configs/bailing_hybrid.py@d97eb111, models/bailing_moe_linear.py@df216e6f, configs/hybrid_arch.py@02e208de", "high",
-   "", ""},
+   "configs/bailing_hybrid.py@d97eb111 and @0f6954e8, models/bailing_moe_linear.py@df216e6f, "
+   "configs/hybrid_arch.py@02e208de",
+   "high", "", ""},
+  // The KDA Bailing (Ling-V3): the same config class with short_conv_kernel_size.
+  {"BailingMoeV3ForCausalLM", "bailing_hybrid", ConfigReader::lightning, "", false,
+   "configs/bailing_hybrid.py@0f6954e8, models/bailing_moe_v3.py@4f8bb364, configs/hybrid_arch.py@02e208de", "medium",
+   "the KDA state (short_conv_kernel_size) and the per-layer layer_group_size list are read in one stored "
+   "BailingHybridConfig (@0f6954e8), whose release is not known; whether its attention layers form an MLA pool (the "
+   "class has kv_lora_rank) is not confirmed, and pdcheck takes them as not MLA",
+   ""},
   {"MiniCPMSALAForCausalLM", "minicpm_sala", ConfigReader::simple_gla, "", false,
    "configs/minicpm.py@b844e97b, layers/attention/minicpm/simple_gla.py@b844e97b, "
    "configs/linear_attn_model_registry.py@046c63f8",
@@ -126,10 +140,10 @@ const std::vector<Architecture> k_rows = {
    "configs/minimax_vl.py@554e98d0, models/minimax_m3.py@73353bf6", "", "",
    "SGLang gives it no Mamba pool: its sparse-index keys are a MINIMAX_INDEX_K component of the KV pool, which "
    "pdcheck checks as a side's extra_state_types"},
-  {"BailingMoeV3ForCausalLM", "bailing_moe_v3", ConfigReader::refused, "", false, "models/bailing_moe_v3.py@4f8bb364",
-   "", "",
-   "the Kimi-delta-attention Bailing (short_conv_kernel_size): no stored BailingHybridConfig builds a KDA state "
-   "shape for it, so its layout cannot be confirmed"},
+  {"InklingForConditionalGeneration", "inkling_mm_model", ConfigReader::refused, "", false,
+   "configs/inkling.py@07f7e822, models/inkling.py@e5283137, configs/hybrid_arch.py@02e208de", "", "", k_inkling_refusal},
+  {"InklingForCausalLM", "inkling_model", ConfigReader::refused, "", false,
+   "configs/inkling.py@07f7e822, configs/hybrid_arch.py@02e208de", "", "", k_inkling_refusal},
   // Its GDN state is Qwen3-Next's (Qwen4ExpTextConfig subclasses Qwen3NextConfig),
   // but the PLE side states ride in the same "mamba" component, and how they
   // are registered is read only outside SGLang (docs/sglang-decisions.md §13).
@@ -141,7 +155,50 @@ const std::vector<Architecture> k_rows = {
    "replicated (dim 0) marking and the n-gram entry's layer id were seen only in forks"},
 };
 
+// Merge dates from the PR threads and release notes; release dates from the
+// release pages and packagers (docs/state-layouts.md, "First release"). Where
+// the merge date falls between two releases of unknown date, the earlier one
+// is named with confidence low, so no release that may serve the model is
+// refused.
+const std::vector<FirstRelease> k_first_releases = {
+  {"Qwen3NextForCausalLM", "0.5.2", "PR #10233, merged 2025-09-11, between 0.5.2rc1 (09-02) and 0.5.3rc0 (09-15)",
+   "low"},
+  {"Qwen3_5ForConditionalGeneration", "0.5.9", "PR #18489, merged 2026-02-09; 0.5.9 released about 02-23", "medium"},
+  {"Qwen3_5MoeForConditionalGeneration", "0.5.9", "PR #18489, merged 2026-02-09; 0.5.9 released about 02-23",
+   "medium"},
+  {"InternS2PreviewForConditionalGeneration", "0.5.12",
+   "PR #24875, merged 2026-05-10; 0.5.12 (05-16) lists the model, 0.5.11 was released 05-05", "high"},
+  {"InternS2MobiusForConditionalGeneration", "0.5.18", "PR #33691, merged 2026-08-08; in 0.5.18's new-model table",
+   "high"},
+  {"JetNemotronForCausalLM", "0.5.5", "PR #12448, merged 2025-11-09; 0.5.5's date was not found", "low"},
+  {"NemotronHForCausalLM", "0.5.4", "PR #10909, merged 2025-10-08, after 0.5.3 (10-06)", "medium"},
+  {"NemotronH_Nano_VL_V2", "0.5.6", "PR #12277, merged 2025-11-26; 0.5.6's date was not found", "low"},
+  {"FalconH1ForCausalLM", "0.5.3", "PR #10988, merged before 0.5.3 (10-06); the 0.5.3 wheel has configs/falcon_h1.py",
+   "medium"},
+  {"GraniteMoeHybridForCausalLM", "0.5.9", "PR #18040, merged 2026-02-15; 0.5.9 released about 02-23", "medium"},
+  {"KimiLinearForCausalLM", "0.5.5", "PR #12469, merged 2025-10-31; a 0.5.4.post release may carry it", "low"},
+  {"KimiK3ForConditionalGeneration", "0.5.17", "PR #32541, merged 2026-08-04; 0.5.17's release notes", "high"},
+  {"Glm5NextForConditionalGeneration", "0.5.20", "PR #36507 (GLM-5.3-Flash), shipped in 0.5.20", "high"},
+  {"Lfm2ForCausalLM", "0.5.8", "PR #16890, merged 2026-01-22; 0.5.8 existed by 01-26, its cut date not found", "low"},
+  {"Lfm2MoeForCausalLM", "0.5.9", "PR #17997, merged 2026-02-11; 0.5.9 released about 02-23", "medium"},
+  {"Lfm2VlForConditionalGeneration", "0.5.10",
+   "PR #21230 (opened 2026-03-23); Liquid's docs: every LFM type from 0.5.10", "medium"},
+  {"BailingMoeV2_5ForCausalLM", "0.5.9", "PR #18598, merged 2026-02-13; 0.5.9 released about 02-23", "medium"},
+  {"MiniCPMSALAForCausalLM", "0.5.19", "PR #30360; in 0.5.19's new-model table", "high"},
+  {"ZayaForCausalLM", "0.5.14", "PR #26347; in 0.5.14's release notes", "high"},
+};
+
 } // namespace
+
+const FirstRelease* find_first_release(std::string_view architecture)
+{
+  for (const FirstRelease& row : k_first_releases) {
+    if (row.architecture == architecture) {
+      return &row;
+    }
+  }
+  return nullptr;
+}
 
 std::string_view config_reader_name(ConfigReader r)
 {

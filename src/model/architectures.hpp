@@ -51,6 +51,19 @@ struct Architecture
   std::string_view refusal; ///< non-empty for ConfigReader::refused: why pdcheck will not lay it out
 };
 
+/// The first SGLang release that serves an architecture: the PR that added
+/// it, and how the release follows from the PR.
+struct FirstRelease
+{
+  std::string_view architecture;
+  std::string_view release;    ///< "0.5.14": no earlier release can load the model
+  std::string_view source;     ///< the PR, its merge date, where the release comes from
+  std::string_view confidence; ///< "high": a release note or packager names it; "medium": merge and release dates; "low": the dates leave a release either way
+};
+
+/// The row for `architecture`, or nullptr where the PR or its release is not known.
+const FirstRelease* find_first_release(std::string_view architecture);
+
 /// "gdn", "nemotron_h", ..., "refused": the reader's name in listings.
 std::string_view config_reader_name(ConfigReader r);
 

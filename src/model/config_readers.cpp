@@ -421,26 +421,42 @@ void read_glm5_next(const ReaderInput& in, ModelSpec& spec)
 
 void read_lightning(const ReaderInput& in, ModelSpec& spec)
 {
-  // configs/bailing_hybrid.py@d97eb111: Mamba2StateShape.create with
-  // I = G = 0 and K = 1, so the conv is (0, 0) and only the (H, hd, hd)
-  // lightning state has bytes. The config's mamba_ssm_dtype is not read.
+  // configs/bailing_hybrid.py@0f6954e8 (and, for an integer layer_group_size
+  // without short_conv_kernel_size, @d97eb111): the lightning Bailing builds
+  // Mamba2StateShape.create with I = G = 0 and K = 1, so the conv is (0, 0)
+  // and only the (H, hd, hd) lightning state has bytes; a config with
+  // short_conv_kernel_size is the KDA Bailing (Ling-V3), KimiLinearStateShape
+  // with H = num_attention_heads, D = head_dim. Neither reads the config's
+  // mamba_ssm_dtype.
   const KeyReader r = reader_of(in);
-  const json* kda = r.find("short_conv_kernel_size");
-  if (kda != nullptr && !kda->is_null()) {
-    r.fail(fmt::format("key '{}' is set, which makes {} the Kimi-delta-attention Bailing: no stored "
-                       "BailingHybridConfig builds a KDA state shape for it, so its layout cannot be confirmed",
-                       r.path("short_conv_kernel_size"), in.arch));
-  }
-  spec.family = StateFamily::lightning;
   spec.num_hidden_layers = r.count("num_hidden_layers");
-  const std::int64_t group = r.positive_or("layer_group_size", 1);
-  for (int i = 0; i < spec.num_hidden_layers; ++i) {
-    if ((i + 1) % group != 0) {
-      spec.state_layer_ids.push_back(i);
+  const json* group = r.find("layer_group_size");
+  if (group != nullptr && group->is_array()) {
+    // A per-layer schedule: 1 marks a linear-attention layer.
+    const std::vector<std::int64_t> schedule = r.integers("layer_group_size");
+    if (schedule.size() != static_cast<std::size_t>(spec.num_hidden_layers)) {
+      r.fail(fmt::format("key '{}' lists {} layers, not num_hidden_layers {}; BailingHybridConfig asserts \"When "
+                         "layer_group_size is a list, its length must be equal to num_hidden_layers\" for {}",
+                         r.path("layer_group_size"), schedule.size(), spec.num_hidden_layers, in.arch));
     }
-  }
-  if (spec.state_layer_ids.empty()) {
-    not_hybrid(r, fmt::format("layer_group_size {}, which makes every layer full attention", group));
+    for (std::size_t i = 0; i < schedule.size(); ++i) {
+      if (schedule[i] == 1) {
+        spec.state_layer_ids.push_back(static_cast<int>(i));
+      }
+    }
+    if (spec.state_layer_ids.empty()) {
+      not_hybrid(r, "no 1 (linear attention) in the layer_group_size list");
+    }
+  } else {
+    const std::int64_t every = r.positive_or("layer_group_size", 1);
+    for (int i = 0; i < spec.num_hidden_layers; ++i) {
+      if ((i + 1) % every != 0) {
+        spec.state_layer_ids.push_back(i);
+      }
+    }
+    if (spec.state_layer_ids.empty()) {
+      not_hybrid(r, fmt::format("layer_group_size {}, which makes every layer full attention", every));
+    }
   }
   spec.num_attention_layers = spec.num_hidden_layers - static_cast<int>(spec.state_layer_ids.size());
   const std::int64_t heads = r.positive_or("num_attention_heads", 16);
@@ -451,14 +467,25 @@ void read_lightning(const ReaderInput& in, ModelSpec& spec)
   } else if (head_dim != nullptr) {
     hd = r.check_positive("head_dim", *head_dim);
   }
+  spec.num_attention_heads = r.narrow("num_attention_heads", heads);
+  spec.num_key_value_heads = r.count_or("num_key_value_heads", 4);
+  const json* kda = r.find("short_conv_kernel_size");
+  if (kda != nullptr && !kda->is_null()) {
+    spec.family = StateFamily::kda;
+    spec.kda_num_heads = heads;
+    spec.kda_head_dim = hd;
+    spec.kda_num_k_heads = heads;
+    spec.kda_head_k_dim = hd;
+    spec.conv_kernel = r.check_positive("short_conv_kernel_size", *kda);
+    return;
+  }
+  spec.family = StateFamily::lightning;
   spec.intermediate_size = 0;
   spec.n_groups = 0;
   spec.num_heads = heads;
   spec.head_dim = hd;
   spec.state_size = hd;
   spec.conv_kernel = 1;
-  spec.num_attention_heads = r.narrow("num_attention_heads", heads);
-  spec.num_key_value_heads = r.count_or("num_key_value_heads", spec.num_attention_heads);
 }
 
 void read_simple_gla(const ReaderInput& in, ModelSpec& spec)
@@ -483,6 +510,9 @@ void read_simple_gla(const ReaderInput& in, ModelSpec& spec)
   if (spec.state_layer_ids.empty()) {
     not_hybrid(r, "no lightning entry in mixer_types");
   }
+  const json* sparse = r.find("sparse_config");
+  spec.minicpm_sparse_attention = sparse != nullptr && !sparse->is_null() &&
+                                  std::find(types.begin(), types.end(), "minicpm4") != types.end();
   const std::int64_t heads = r.positive_or("lightning_nkv", 16);
   const std::int64_t hd = r.positive_or("lightning_head_dim", 64);
   spec.num_heads = heads;

@@ -85,6 +85,11 @@ struct ModelSpec
   /// True when the model has a multi-head latent attention (MLA) part (Kimi-Linear),
   /// which changes SGLang's TP rules for hybrid MLA.
   bool hybrid_mla = false;
+
+  /// MiniCPM-SALA with sparse attention: a `sparse_config` and "minicpm4"
+  /// layers in mixer_types (configs/minicpm.py has_minicpm_sparse_attention),
+  /// which SGLang's launch overrides refuse under PD.
+  bool minicpm_sparse_attention = false;
 };
 
 /// Builds a ModelSpec from a parsed config.json. `origin` names the file (or the

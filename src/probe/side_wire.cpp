@@ -60,6 +60,7 @@ nlohmann::json model_to_json(const model::ModelSpec& m)
   j["num_key_value_heads"] = m.num_key_value_heads;
   j["num_attention_layers"] = m.num_attention_layers;
   j["hybrid_mla"] = m.hybrid_mla;
+  j["minicpm_sparse_attention"] = m.minicpm_sparse_attention;
   j["gdn_conv_shard_groups"] = m.gdn_conv_shard_groups;
   j["state_sharded_by_full_tp"] = m.state_sharded_by_full_tp;
   j["confidence"] = m.confidence;
@@ -103,6 +104,7 @@ model::ModelSpec model_from_json(const nlohmann::json& j)
   m.num_key_value_heads = in.integer<int>("num_key_value_heads");
   m.num_attention_layers = in.integer<int>("num_attention_layers");
   m.hybrid_mla = j.at("hybrid_mla").get<bool>();
+  m.minicpm_sparse_attention = j.value("minicpm_sparse_attention", false);
   // Added with the architecture table; a peer from before it sends none, and
   // the defaults are what its architectures had.
   m.gdn_conv_shard_groups = j.value("gdn_conv_shard_groups", true);

@@ -155,6 +155,12 @@ const std::vector<FlagSpec>& flag_specs()
     {"disaggregation_ib_device", {"--disaggregation-ib-device"}, Kind::text, {},
      [](ServerArgs& a, const std::string& v, long long) { a.ib_device = v; }},
     // Free text: recent SGLang accepts plugin-registered algorithm names.
+    {"attention_backend", {"--attention-backend"}, Kind::text, {},
+     [](ServerArgs& a, const std::string& v, long long) { a.attention_backend = v; }},
+    {"prefill_attention_backend", {"--prefill-attention-backend"}, Kind::text, {},
+     [](ServerArgs& a, const std::string& v, long long) { a.prefill_attention_backend = v; }},
+    {"decode_attention_backend", {"--decode-attention-backend"}, Kind::text, {},
+     [](ServerArgs& a, const std::string& v, long long) { a.decode_attention_backend = v; }},
     {"speculative_algorithm", {"--speculative-algorithm"}, Kind::text, {},
      [](ServerArgs& a, const std::string& v, long long) { a.speculative_algorithm = v; }},
     {"speculative_num_steps", {"--speculative-num-steps"}, Kind::non_negative_int, {},

@@ -83,6 +83,11 @@ struct ServerArgs
   std::optional<int> speculative_eagle_topk;
   std::optional<int> speculative_num_draft_tokens;
   bool enable_hisparse = false;
+  /// --attention-backend and its per-phase overrides, as given (MiniCPM's
+  /// launch overrides read them).
+  std::optional<std::string> attention_backend;
+  std::optional<std::string> prefill_attention_backend;
+  std::optional<std::string> decode_attention_backend;
   bool enable_hierarchical_cache = false;
   std::optional<long long> max_mamba_cache_size;
   std::optional<int> max_running_requests;

@@ -495,11 +495,35 @@ TEST_CASE("architectures: BailingHybrid's lightning state has no conv bytes")
   CHECK(read_error(one_group).detail() ==
         "BailingMoeV2_5ForCausalLM config has layer_group_size 1, which makes every layer full attention: it is not "
         "a hybrid model, so SGLang allocates no Mamba state to check");
-  json kda = bailing();
-  kda["short_conv_kernel_size"] = 4;
-  CHECK(read_error(kda).detail() ==
-        "key 'short_conv_kernel_size' is set, which makes BailingMoeV2_5ForCausalLM the Kimi-delta-attention Bailing: "
-        "no stored BailingHybridConfig builds a KDA state shape for it, so its layout cannot be confirmed");
+}
+
+TEST_CASE("architectures: the KDA Bailing (Ling-V3) and a per-layer layer_group_size")
+{
+  // configs/bailing_hybrid.py@0f6954e8: short_conv_kernel_size makes it KDA,
+  // KimiLinearStateShape.create(H=num_attention_heads 16, D=head_dim 128, K=4):
+  // conv (3, 3*16*128/tp) = (3, 6144/tp) bf16, temporal (16/tp, 128, 128) fp32.
+  json v3 = bailing();
+  v3["architectures"] = {"BailingMoeV3ForCausalLM"};
+  v3["short_conv_kernel_size"] = 4;
+  const ModelSpec m = read(v3);
+  CHECK(m.family == StateFamily::kda);
+  CHECK(m.confidence == "medium");
+  CHECK(m.state_layer_ids == std::vector<int>{0, 1, 2, 4, 5, 6});
+  check_at(m, 1, {{{3, 6144}, 36864, 6144}, {{16, 128, 128}, 1048576, 16}});
+  check_at(m, 2, {{{3, 3072}, 18432, 3072}, {{8, 128, 128}, 524288, 8}});
+  check_at(m, 4, {{{3, 1536}, 9216, 1536}, {{4, 128, 128}, 262144, 4}});
+  check_at(m, 8, {{{3, 768}, 4608, 768}, {{2, 128, 128}, 131072, 2}});
+  // 16 heads stop at TP 32.
+  CHECK_FALSE(layout_of(m, 32).servable());
+
+  // A list schedules each layer: 1 is linear attention, anything else full.
+  json listed = v3;
+  listed["layer_group_size"] = {1, 1, 0, 1, 2, 1, 1, 0};
+  CHECK(read(listed).state_layer_ids == std::vector<int>{0, 1, 3, 5, 6});
+  listed["layer_group_size"] = {1, 0};
+  CHECK(read_error(listed).detail() ==
+        "key 'layer_group_size' lists 2 layers, not num_hidden_layers 8; BailingHybridConfig asserts \"When "
+        "layer_group_size is a list, its length must be equal to num_hidden_layers\" for BailingMoeV3ForCausalLM");
 }
 
 TEST_CASE("architectures: MiniCPM-SALA's SimpleGLA state is temporal only")

@@ -517,7 +517,8 @@ TEST_CASE("model::read_model_config: unsupported architecture lists what is supp
         "JetVLMForConditionalGeneration, NemotronHForCausalLM, Nemotron3ForCausalLM, NemotronH_Nano_VL_V2, "
         "FalconH1ForCausalLM, GraniteMoeHybridForCausalLM, Mamba2ForCausalLM, KimiLinearForCausalLM, "
         "KimiK3ForConditionalGeneration, Glm5NextForConditionalGeneration, Lfm2ForCausalLM, Lfm2MoeForCausalLM, "
-        "Lfm2VlForConditionalGeneration, BailingMoeV2_5ForCausalLM, MiniCPMSALAForCausalLM, ZayaForCausalLM, "
+        "Lfm2VlForConditionalGeneration, BailingMoeV2_5ForCausalLM, BailingMoeV3ForCausalLM, MiniCPMSALAForCausalLM, "
+        "ZayaForCausalLM, "
         "Rwkv7ForCausalLM, RWKV7ForCausalLM");
 }
 
@@ -612,8 +613,9 @@ TEST_CASE("model::state_family_name: names every family")
 TEST_CASE("model::supported_architectures: each model_type once, RWKV-7's two entry classes sharing one")
 {
   // Every supported architecture has its own model_type but RWKV7ForCausalLM,
-  // the second name models/rwkv7.py registers for Rwkv7Config.
-  CHECK(supported_architectures().size() == supported_model_types().size() + 1);
+  // the second name models/rwkv7.py registers for Rwkv7Config, and
+  // BailingMoeV3ForCausalLM, which shares BailingHybridConfig.
+  CHECK(supported_architectures().size() == supported_model_types().size() + 2);
   const std::set<std::string> unique(supported_model_types().begin(), supported_model_types().end());
   CHECK(unique.size() == supported_model_types().size());
   CHECK(supported_architectures().front() == "Qwen3NextForCausalLM");
