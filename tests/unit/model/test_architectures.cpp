@@ -219,6 +219,16 @@ TEST_CASE("architectures: Nemotron-3 and the Nano-VL wrapper read NemotronH keys
   CHECK(m3.state_layer_ids == std::vector<int>{0, 2, 5});
   CHECK(m3.num_attention_layers == 1);
   CHECK(m3.confidence == "medium");
+  // The same Mamba2 keys as the Nano-VL below: conv 12288/tp, temporal (128/tp, 80, 128).
+  check_at(m3, 1, {{{12288, 3}, 73728, 12288}, {{128, 80, 128}, 5242880, 128}});
+  check_at(m3, 2, {{{6144, 3}, 36864, 6144}, {{64, 80, 128}, 2621440, 64}});
+  check_at(m3, 4, {{{3072, 3}, 18432, 3072}, {{32, 80, 128}, 1310720, 32}});
+  check_at(m3, 8, {{{1536, 3}, 9216, 1536}, {{16, 80, 128}, 655360, 16}});
+  // Nemotron-3 names its layers in layers_block_type instead of the pattern.
+  json blocks = n3;
+  blocks.erase("hybrid_override_pattern");
+  blocks["layers_block_type"] = {"mamba", "mlp", "mamba", "attention", "moe", "mamba", "mlp"};
+  CHECK(read(blocks).state_layer_ids == std::vector<int>{0, 2, 5});
 
   const json vl{{"architectures", {"NemotronH_Nano_VL_V2"}},
                 {"model_type", "NemotronH_Nano_VL_V2"},
@@ -272,6 +282,10 @@ TEST_CASE("architectures: Jet-Nemotron and JetVLM are GDN without conv shard gro
   const ModelSpec v = read(vlm);
   CHECK(v.state_layer_ids == m.state_layer_ids);
   CHECK(v.intermediate_size == 256);
+  check_at(v, 1, {{{512, 3}, 3072, 512}, {{8, 32, 16}, 16384, 8}});
+  check_at(v, 2, {{{256, 3}, 1536, 256}, {{4, 32, 16}, 8192, 4}});
+  check_at(v, 4, {{{128, 3}, 768, 128}, {{2, 32, 16}, 4096, 2}});
+  check_at(v, 8, {{{64, 3}, 384, 64}, {{1, 32, 16}, 2048, 1}});
 
   json bad = jet_nemotron();
   bad["efficient_attention_config"]["jet"]["expand_v"] = "2";
@@ -300,6 +314,30 @@ TEST_CASE("architectures: Intern-S2-Preview is Qwen3.5-MoE's GDN under text_conf
   bare.erase("text_config");
   CHECK(read_error(bare).detail() ==
         "missing key 'text_config' (expected an object) for InternS2PreviewForConditionalGeneration");
+}
+
+TEST_CASE("architectures: Intern-S2-Mobius is GDN under text_config, its layers from full_attention_interval")
+{
+  // configs/interns2_mobius.py@252129ae: a Qwen3.5-MoE text config. 12 layers,
+  // interval 4: state on 0,1,2,4,5,6,8,9,10. Hv 16 x Dv 128, Hk 8 x Dk 128:
+  // conv (16*128 + 2*8*128)/tp = 4096/tp; temporal (16/tp, 128, 128) fp32.
+  const json config{{"architectures", {"InternS2MobiusForConditionalGeneration"}},
+                    {"model_type", "interns2_mobius"},
+                    {"mamba_ssm_dtype", "bfloat16"}, // a wrapper's key: never read
+                    {"text_config",
+                     {{"num_hidden_layers", 12}, {"full_attention_interval", 4}, {"linear_num_value_heads", 16},
+                      {"linear_num_key_heads", 8}, {"linear_value_head_dim", 128}, {"linear_key_head_dim", 128},
+                      {"linear_conv_kernel_dim", 4}, {"num_attention_heads", 16}, {"num_key_value_heads", 2}}}};
+  const ModelSpec m = read(config);
+  CHECK(m.confidence == "medium");
+  CHECK(m.state_layer_ids == std::vector<int>{0, 1, 2, 4, 5, 6, 8, 9, 10});
+  CHECK_FALSE(m.config_ssm_dtype.has_value());
+  check_at(m, 1, {{{4096, 3}, 24576, 4096}, {{16, 128, 128}, 1048576, 16}});
+  check_at(m, 2, {{{2048, 3}, 12288, 2048}, {{8, 128, 128}, 524288, 8}});
+  check_at(m, 4, {{{1024, 3}, 6144, 1024}, {{4, 128, 128}, 262144, 4}});
+  check_at(m, 8, {{{512, 3}, 3072, 512}, {{2, 128, 128}, 131072, 2}});
+  // 16 value heads stop at TP 32.
+  CHECK_FALSE(layout_of(m, 32).servable());
 }
 
 TEST_CASE("architectures: Kimi-K3 is Kimi-Linear under text_config")
