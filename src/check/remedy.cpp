@@ -121,6 +121,15 @@ std::vector<SettingDiff> setting_diffs(const CheckInput& in)
                            "{}): give both sides one attention TP size",
                            p_attn, p.args.tp_size, x.prefill_at, d_attn, d.args.tp_size, x.decode_at);
     out.push_back(std::move(x));
+  } else if (p.model.state_sharded_by_full_tp && d.model.state_sharded_by_full_tp && pl.tp_size != dl.tp_size) {
+    // Pure Mamba2 and ZAYA1 shard their state by the whole TP size: equal
+    // attention TP sizes (DP attention on one side) still differ per slot.
+    SettingDiff x{"attention TP", std::to_string(pl.tp_size), std::to_string(dl.tp_size), flag_place(p, "tp_size"),
+                  flag_place(d, "tp_size"), given(p, "tp_size"), given(d, "tp_size"), ""};
+    x.change = fmt::format("{} shards its state by the whole TP size, the prefill's {} (--tp-size at {}), the "
+                           "decode's {} (--tp-size at {}): give both sides one --tp-size",
+                           p.model.architecture, pl.tp_size, x.prefill_at, dl.tp_size, x.decode_at);
+    out.push_back(std::move(x));
   }
   if (pl.ssm_dtype != dl.ssm_dtype) {
     SettingDiff x{"SSM state dtype", std::string(dtype_name(pl.ssm_dtype)), std::string(dtype_name(dl.ssm_dtype)),

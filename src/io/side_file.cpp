@@ -96,6 +96,9 @@ struct SideInputs
   std::string sglang_where;
   std::string model;
   std::string model_where;
+  /// Put before a model reference that resolves to nothing: the side file's
+  /// field name, or nothing when `model_where` is the command-line flag itself.
+  std::string model_label = "model: ";
   std::string args_where;
   std::string base_dir = ".";
   std::string origin; ///< side file path or a description such as "--prefill-args"
@@ -198,9 +201,11 @@ void finish_side(Side& side, const SideInputs& in, const ProfileMatch& match)
 
   std::string ref = in.model;
   std::string ref_where = in.model_where;
+  std::string label = in.model_label;
   if (ref.empty() && side.args.model_path) {
     ref = *side.args.model_path;
     ref_where = in.args_where;
+    label = "model: ";
   }
   if (ref.empty()) {
     throw InputError(in.origin, "missing field 'model', and args do not set --model-path");
@@ -211,7 +216,7 @@ void finish_side(Side& side, const SideInputs& in, const ProfileMatch& match)
     // A failure inside a config.json already names that file; a reference that
     // resolves to nothing is better placed at the side-file line naming it.
     if (e.where().empty() || e.where() == ref) {
-      throw InputError(ref_where, std::string("model: ") + e.what());
+      throw InputError(ref_where, label + e.what());
     }
     throw;
   }
@@ -493,7 +498,9 @@ Side side_from_args(Role role,
   in.sglang = sglang_version;
   in.sglang_where = origin;
   in.model = model_ref;
-  in.model_where = origin;
+  // The reference comes from the command's --model: name that, not the args.
+  in.model_where = "--model";
+  in.model_label.clear();
   in.args_where = origin;
   const ProfileMatch match = side_profile(in);
   side.args = sglang::parse_launch_args(sglang::split_command_line(args_text, origin), origin, env, &read_sglang_config,

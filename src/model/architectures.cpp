@@ -31,7 +31,8 @@ const std::vector<Architecture> k_rows = {
   {"InternS2MobiusForConditionalGeneration", "interns2_mobius", ConfigReader::gdn, "text_config", false,
    "configs/interns2_mobius.py@252129ae, models/interns2_mobius.py@01b5f572", "medium",
    "the pool takes its layers from full_attention_interval while the model builds them from text_config.layer_types; "
-   "they agree only for a periodic layer_types, and no published config was read",
+   "they agree only for a periodic layer_types (pdcheck refuses a config where they differ), and no published "
+   "config was read",
    ""},
   {"JetNemotronForCausalLM", "jet_nemotron", ConfigReader::jet, "", false,
    "configs/jet_nemotron.py@0fc1a4fb, models/jet_nemotron.py@008b79d2, configs/hybrid_arch.py@02e208de", "high", "", ""},

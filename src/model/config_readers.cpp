@@ -45,6 +45,28 @@ void read_gdn(const ReaderInput& in, ModelSpec& spec)
   if (spec.state_layer_ids.empty()) {
     not_hybrid(r, fmt::format("full_attention_interval {}, which makes every layer full attention", interval));
   }
+  // Intern-S2-Mobius builds its layers from text_config.layer_types while the
+  // pool takes them from the interval (configs/interns2_mobius.py@252129ae):
+  // a config where the two disagree gives state to layers the model does not
+  // run as linear attention, which no layout can describe.
+  if (in.arch == "InternS2MobiusForConditionalGeneration") {
+    const json* types = r.find("layer_types");
+    if (types != nullptr && !types->is_null()) {
+      const std::vector<std::string> names = r.strings("layer_types");
+      std::vector<int> linear;
+      for (std::size_t i = 0; i < names.size(); ++i) {
+        if (names[i] == "linear_attention") {
+          linear.push_back(static_cast<int>(i));
+        }
+      }
+      if (linear != spec.state_layer_ids) {
+        r.fail(fmt::format("key '{}' makes {} layers linear attention, but full_attention_interval {} gives the Mamba "
+                           "pool {} state layers; SGLang's {} takes the model's layers from the one and the pool's "
+                           "from the other, so the state layout is undefined",
+                           r.path("layer_types"), linear.size(), interval, spec.state_layer_ids.size(), in.arch));
+      }
+    }
+  }
 
   const std::int64_t value_heads = r.positive("linear_num_value_heads");
   const std::int64_t key_heads = r.positive("linear_num_key_heads");

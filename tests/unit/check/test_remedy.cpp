@@ -106,6 +106,27 @@ TEST_CASE("remedy: values, defaults and dtypes", "[check][remedy]")
   CHECK(check::diffs_for_rule("startup-divisibility", all).empty());
 }
 
+TEST_CASE("remedy: a model sharded by the whole TP size names --tp-size, not the dtypes", "[check][remedy]")
+{
+  // Codestral-shaped pure Mamba2 (models/mamba2.py shards by get_parallel().tp_size):
+  // prefill TP 4 with DP attention 2 (attention TP 2) against decode TP 2. The
+  // attention TP sizes agree, but each prefill rank holds a quarter of the
+  // heads and each decode rank a half.
+  const std::string model = std::string(PDCHECK_SOURCE_DIR) + "/tests/data/models/mamba2-codestral";
+  check::CheckInput in;
+  in.prefill = test::side(sglang::Role::prefill, "--tp 4 --dp 2 --enable-dp-attention", "0.5.20", model);
+  in.decode = test::side(sglang::Role::decode, "--tp 2", "0.5.20", model);
+  const auto diffs = check::setting_diffs(in);
+  REQUIRE(diffs.size() == 1);
+  CHECK(diffs[0].setting == "attention TP");
+  CHECK(diffs[0].change == "Mamba2ForCausalLM shards its state by the whole TP size, the prefill's 4 (--tp-size at "
+                           "test), the decode's 2 (--tp-size at test): give both sides one --tp-size");
+  const auto r = test::check_pair(in.prefill, in.decode);
+  const auto slot = test::with_rule(r, "mooncake-slot-size");
+  REQUIRE_FALSE(slot.empty());
+  CHECK(slot[0]->change == diffs[0].change);
+}
+
 TEST_CASE("remedy: a side that cannot start names its flag and the TP sizes that start", "[check][remedy]")
 {
   // Nemotron-H 8B has n_groups 8 and 128 Mamba heads (temporal (128, 64, 128) at

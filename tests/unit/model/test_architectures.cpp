@@ -338,6 +338,20 @@ TEST_CASE("architectures: Intern-S2-Mobius is GDN under text_config, its layers 
   check_at(m, 8, {{{512, 3}, 3072, 512}, {{2, 128, 128}, 131072, 2}});
   // 16 value heads stop at TP 32.
   CHECK_FALSE(layout_of(m, 32).servable());
+
+  // layer_types that agree with the interval are fine; any other are refused.
+  json periodic = config;
+  json types = json::array();
+  for (int i = 0; i < 12; ++i) {
+    types.push_back((i + 1) % 4 == 0 ? "full_attention" : "linear_attention");
+  }
+  periodic["text_config"]["layer_types"] = types;
+  CHECK(read(periodic).state_layer_ids == m.state_layer_ids);
+  periodic["text_config"]["layer_types"][0] = "full_attention";
+  CHECK(read_error(periodic).detail() ==
+        "key 'text_config.layer_types' makes 8 layers linear attention, but full_attention_interval 4 gives the Mamba "
+        "pool 9 state layers; SGLang's InternS2MobiusForConditionalGeneration takes the model's layers from the one "
+        "and the pool's from the other, so the state layout is undefined");
 }
 
 TEST_CASE("architectures: Kimi-K3 is Kimi-Linear under text_config")
