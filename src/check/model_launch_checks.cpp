@@ -5,6 +5,7 @@
 #include "core/sglang_messages.hpp"
 #include "core/version.hpp"
 #include "model/architectures.hpp"
+#include "sglang/environ.hpp"
 
 #include <fmt/format.h>
 
@@ -77,10 +78,8 @@ void minicpm_override_findings(const Side& side, std::vector<Finding>& out)
                                   MessageId::minicpm_hierarchical_cache));
     return;
   }
-  const auto env = a.env.find("SGLANG_MINICPM_FORCE_DENSE");
-  const bool force_dense = env != a.env.end() && !env->second.empty() && env->second != "0" &&
-                           env->second != "false" && env->second != "False";
-  if (force_dense || !side.model.minicpm_sparse_attention ||
+  const sglang::EnvBoolReading force_dense = sglang::read_env_bool(a.env, "SGLANG_MINICPM_FORCE_DENSE", false);
+  if (force_dense.value || !side.model.minicpm_sparse_attention ||
       a.disaggregation_mode == sglang::DisaggregationMode::null) {
     return;
   }
@@ -100,8 +99,14 @@ void minicpm_override_findings(const Side& side, std::vector<Finding>& out)
   }
   Finding f = minicpm_finding(side,
                               fmt::format("MiniCPM-SALA with sparse attention (sparse_config, minicpm4 layers) is "
-                                          "launched for PD with {}",
-                                          any_set ? "a sparse attention backend" : "no attention backend set"),
+                                          "launched for PD with {}{}",
+                                          any_set ? "a sparse attention backend" : "no attention backend set",
+                                          // An operator who meant to force dense needs to know why it did not take.
+                                          force_dense.refused
+                                              ? fmt::format("; SGLang does not read SGLANG_MINICPM_FORCE_DENSE='{}' "
+                                                            "as a boolean, so it warns and keeps False",
+                                                            *force_dense.refused)
+                                              : std::string()),
                               MessageId::minicpm_sparse_pd);
   out.push_back(std::move(f));
 }

@@ -7,6 +7,7 @@
 #include "core/rules.hpp"
 #include "core/sglang_messages.hpp"
 #include "plan/fleet_pairs.hpp"
+#include "sglang/environ.hpp"
 #include "sglang/launch_flags.hpp"
 #include "util/spellcheck.hpp"
 
@@ -44,12 +45,6 @@ bool backend_moves_state(const Side& side)
 
 namespace {
 
-bool env_true(const sglang::ServerArgs& a, const char* name)
-{
-  auto it = a.env.find(name);
-  return it != a.env.end() && !it->second.empty() && it->second != "0" && it->second != "false";
-}
-
 void unified_memory_findings(const Side& side, std::vector<Finding>& out)
 {
   const sglang::ServerArgs& a = side.args;
@@ -79,7 +74,7 @@ void unified_memory_findings(const Side& side, std::vector<Finding>& out)
     add(fmt::format("--enable-unified-memory with PD needs pp 1, not {}", a.pp_size),
         render_delivered(MessageId::unified_pipeline, {}));
   }
-  if (env_true(a, "SGLANG_DISABLE_LAZY_COMPACTION")) {
+  if (sglang::read_env_bool(a.env, "SGLANG_DISABLE_LAZY_COMPACTION", false).value) {
     add("--enable-unified-memory with PD needs lazy compaction, but SGLANG_DISABLE_LAZY_COMPACTION is set",
         render_delivered(MessageId::unified_lazy_compaction, {}));
   }

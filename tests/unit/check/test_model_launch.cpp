@@ -111,6 +111,31 @@ TEST_CASE("startup-minicpm-overrides: a dense backend or SGLANG_MINICPM_FORCE_DE
   const sglang::Side dense_decode = test::side(sglang::Role::decode, "--tp 1", "0.5.20", k_minicpm,
                                                {{"SGLANG_MINICPM_FORCE_DENSE", "1"}});
   CHECK(with_rule(test::check_pair(dense_prefill, dense_decode), "startup-minicpm-overrides").empty());
+  // EnvBool reads "False" as false and "Yes" as true.
+  const sglang::Side yes = test::side(sglang::Role::prefill, "--tp 1", "0.5.20", k_minicpm,
+                                      {{"SGLANG_MINICPM_FORCE_DENSE", "Yes"}});
+  const sglang::Side no = test::side(sglang::Role::decode, "--tp 1", "0.5.20", k_minicpm,
+                                     {{"SGLANG_MINICPM_FORCE_DENSE", "False"}});
+  const auto mixed_result = test::check_pair(yes, no);
+  const auto mixed = with_rule(mixed_result, "startup-minicpm-overrides");
+  REQUIRE(mixed.size() == 1);
+  CHECK(mixed[0]->side == "decode");
+}
+
+TEST_CASE("startup-minicpm-overrides: a SGLANG_MINICPM_FORCE_DENSE SGLang cannot read is named in the refusal",
+          "[check][model]")
+{
+  // "on" is not an EnvBool word: SGLang warns and keeps the default, False, so the
+  // sparse model is still refused, and the message says why the variable did not take.
+  const sglang::Side on = test::side(sglang::Role::prefill, "--tp 1", "0.5.20", k_minicpm,
+                                     {{"SGLANG_MINICPM_FORCE_DENSE", "on"}});
+  const sglang::Side decode = test::side(sglang::Role::decode, "--tp 1 --attention-backend fa3", "0.5.20", k_minicpm);
+  const auto r = test::check_pair(on, decode);
+  const auto found = with_rule(r, "startup-minicpm-overrides");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->message == "MiniCPM-SALA with sparse attention (sparse_config, minicpm4 layers) is launched for PD "
+                             "with no attention backend set; SGLang does not read SGLANG_MINICPM_FORCE_DENSE='on' as "
+                             "a boolean, so it warns and keeps False");
 }
 
 TEST_CASE("startup-minicpm-overrides: DP attention and hierarchical cache are refused first", "[check][model]")
