@@ -86,7 +86,7 @@ const CatalogEntry* find_catalog_entry(std::string_view name)
 std::string_view catalog_revision()
 {
   // Bump whenever an entry is added or its text changes.
-  return "2026-12-03";
+  return "2026-12-06";
 }
 
 } // namespace pdcheck::model

@@ -469,6 +469,59 @@ constexpr std::string_view k_minicpm_sala = R"json({
 }
 )json";
 
+constexpr std::string_view k_jet_nemotron_2b = R"json({
+  "architectures": [
+    "JetNemotronForCausalLM"
+  ],
+  "attention_dropout": 0.0,
+  "auto_map": {
+    "AutoConfig": "configuration_jet_nemotron.JetNemotronConfig",
+    "AutoModelForCausalLM": "modeling_jet_nemotron.JetNemotronForCausalLM"
+  },
+  "bos_token_id": 151643,
+  "efficient_attention_config": {
+    "jet": {
+      "conv_size": 4,
+      "dconv_generator_reduction": 8,
+      "dconv_implementation": "triton",
+      "expand_v": 2.6666666667,
+      "head_dim": 96,
+      "mode": "chunk",
+      "norm_eps": "1e-5",
+      "num_heads": 12
+    },
+    "swa": {
+      "window_size": 1152
+    }
+  },
+  "eos_token_id": 151643,
+  "hidden_act": "silu",
+  "hidden_size": 1536,
+  "initializer_range": 0.02,
+  "intermediate_size": 8960,
+  "layer_types": [
+    "jet", "jet", "jet", "jet", "jet", "jet", "jet", "jet", "jet", "jet", "jet", "jet", "jet", "jet",
+    "attn", "jet", "jet", "jet", "jet", "attn", "swa", "swa",
+    "jet", "jet", "jet", "jet", "jet", "jet"
+  ],
+  "max_position_embeddings": 131072,
+  "max_window_layers": 28,
+  "model_type": "jet_nemotron",
+  "num_attention_heads": 12,
+  "num_hidden_layers": 28,
+  "num_key_value_heads": 2,
+  "rms_norm_eps": 1e-06,
+  "rope_scaling": null,
+  "rope_theta": 1000000.0,
+  "tie_word_embeddings": true,
+  "torch_dtype": "bfloat16",
+  "transformers_version": "4.51.3",
+  "use_cache": true,
+  "use_mrope": false,
+  "vocab_size": 151936
+}
+)json";
+
 } // namespace
 
 const std::vector<CatalogEntry>& catalog()
@@ -536,6 +589,11 @@ const std::vector<CatalogEntry>& catalog()
      "config.json GPTQModel 5.7.0 printed while saving a 4-bit quantization of the model, with its "
      "quantization_config and auto_map left out; the repository name is not confirmed by that quotation",
      k_minicpm_sala, "1,2,4,8,16,32"},
+    {"jet-nemotron-2b", "jet-ai/Jet-Nemotron-2B",
+     "https://huggingface.co/jet-ai/Jet-Nemotron-2B/blob/main/config.json (revision not recorded); the config of "
+     "this model as NVlabs/Jet-Nemotron keeps it in jetai/modeling/configs/jetlm_2B.json@2e05cf92d4ee3fb3cce3d2357e"
+     "755dc51fc52db8, whole (list layout reflowed); that it equals the Hub file byte for byte is not confirmed",
+     k_jet_nemotron_2b, "1,2,4"},
   };
   return k_entries;
 }

@@ -293,3 +293,35 @@ TEST_CASE("model::catalog: Granite-4.0-H-Tiny is identified by model_type")
   CHECK(spec.head_dim == 64);
   CHECK(spec.n_groups == 1);
 }
+
+TEST_CASE("model::catalog: Jet-Nemotron-2B has 24 JetBlock layers of 28, 12 heads that stop at TP 4")
+{
+  const ModelSpec spec = catalog_spec("jet-nemotron-2b");
+  CHECK(spec.family == StateFamily::gdn);
+  CHECK(spec.num_hidden_layers == 28);
+  // layer_types: "jet" at 0-13, 15-18 and 22-27; "attn" at 14 and 19, "swa" at 20 and 21.
+  CHECK(spec.state_layer_ids == std::vector<int>{0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11,
+                                                 12, 13, 15, 16, 17, 18, 22, 23, 24, 25, 26, 27});
+  CHECK(spec.num_attention_layers == 4);
+  // Value head dim int(96 * 2.6666666667) = int(256.0000000032) = 256; I = 12 * 256 = 3072;
+  // G = H = 12, so the conv has 3072 + 2 * 12 * 96 = 5376 channels.
+  CHECK(spec.head_dim == 256);
+  CHECK(spec.state_size == 96);
+  CHECK(spec.intermediate_size == 3072);
+  CHECK(spec.n_groups == 12);
+  CHECK(spec.conv_kernel == 4);
+  LayoutInput in;
+  in.model = spec;
+  in.profile = *find_profile("v0.5.20");
+  // Per slot at TP t: conv (5376/t, 3) bf16 = 32256/t bytes; temporal (12/t, 256, 96)
+  // fp32 = 1179648/t bytes. TP 8 would need 12 % 8 == 0.
+  for (const std::int64_t tp : {1, 2, 4}) {
+    in.tp_size = static_cast<int>(tp);
+    const Layout layout = compute_layout(in);
+    REQUIRE(layout.servable());
+    const auto& tensors = layout.ranks[0].tensors;
+    REQUIRE(tensors.size() == 2);
+    CHECK(tensors[0].item_len == 32256 / tp);
+    CHECK(tensors[1].item_len == 1179648 / tp);
+  }
+}
