@@ -141,6 +141,14 @@ const std::vector<Architecture> k_rows = {
    "configs/minimax_vl.py@554e98d0, models/minimax_m3.py@73353bf6", "", "",
    "SGLang gives it no Mamba pool: its sparse-index keys are a MINIMAX_INDEX_K component of the KV pool, which "
    "pdcheck checks as a side's extra_state_types"},
+  // Ring-mini-linear-2.0 / Ring-flash-linear-2.0 as published.
+  {"BailingMoeLinearV2ForCausalLM", "bailing_moe_linear", ConfigReader::refused, "", false,
+   "configs/bailing_moe_linear.py@ab500ad6, models/bailing_moe_linear.py@df216e6f, configs/hybrid_arch.py@b240008b",
+   "", "",
+   "SGLang's bailing_moe_linear.py registers only BailingMoeV2_5ForCausalLM, and configs/hybrid_arch.py routes only "
+   "BailingHybridConfig (model_type bailing_hybrid) to the lightning pool; BailingMoeLinearConfig "
+   "(@ab500ad6, a Qwen3NextConfig subclass) is imported nowhere, and the Ring-linear ports (PRs #10901, #10917) "
+   "were closed unmerged"},
   {"InklingForConditionalGeneration", "inkling_mm_model", ConfigReader::refused, "", false,
    "configs/inkling.py@07f7e822, models/inkling.py@e5283137, configs/hybrid_arch.py@02e208de", "", "", k_inkling_refusal},
   {"InklingForCausalLM", "inkling_model", ConfigReader::refused, "", false,

@@ -522,6 +522,281 @@ constexpr std::string_view k_jet_nemotron_2b = R"json({
 }
 )json";
 
+constexpr std::string_view k_mamba_codestral_7b = R"json({
+  "architectures": [
+    "Mamba2ForCausalLM"
+  ],
+  "bos_token_id": 0,
+  "chunk_size": 256,
+  "conv_kernel": 4,
+  "eos_token_id": 0,
+  "expand": 2,
+  "head_dim": 64,
+  "hidden_act": "silu",
+  "hidden_size": 4096,
+  "initializer_range": 0.1,
+  "intermediate_size": 8192,
+  "layer_norm_epsilon": 1e-05,
+  "model_type": "mamba2",
+  "n_groups": 8,
+  "norm_before_gate": true,
+  "num_heads": 128,
+  "num_hidden_layers": 64,
+  "pad_token_id": 0,
+  "rescale_prenorm_residual": false,
+  "residual_in_fp32": true,
+  "rms_norm": true,
+  "state_size": 128,
+  "tie_word_embeddings": false,
+  "time_step_floor": 0.0001,
+  "time_step_init_scheme": "random",
+  "time_step_max": 0.1,
+  "time_step_min": 0.001,
+  "time_step_rank": 256,
+  "time_step_scale": 1.0,
+  "torch_dtype": "bfloat16",
+  "transformers_version": "4.44.0.dev0",
+  "use_bias": false,
+  "use_cache": true,
+  "use_conv_bias": true,
+  "vocab_size": 32768
+}
+)json";
+
+constexpr std::string_view k_zaya1_8b = R"json({
+  "architectures": [
+    "ZayaForCausalLM"
+  ],
+  "attention_bias": false,
+  "attention_dropout": 0.0,
+  "bos_token_id": 2,
+  "cca_time0": 2,
+  "cca_time1": 2,
+  "dtype": "bfloat16",
+  "eos_token_id": 106,
+  "head_dim": 128,
+  "hidden_act": "silu",
+  "hidden_size": 2048,
+  "initializer_range": 0.02,
+  "layer_types": [
+    "hybrid", "hybrid", "hybrid", "hybrid", "hybrid", "hybrid", "hybrid", "hybrid", "hybrid", "hybrid",
+    "hybrid", "hybrid", "hybrid", "hybrid", "hybrid", "hybrid", "hybrid", "hybrid", "hybrid", "hybrid",
+    "hybrid", "hybrid", "hybrid", "hybrid", "hybrid", "hybrid", "hybrid", "hybrid", "hybrid", "hybrid",
+    "hybrid", "hybrid", "hybrid", "hybrid", "hybrid", "hybrid", "hybrid", "hybrid", "hybrid", "hybrid"
+  ],
+  "lm_head_bias": false,
+  "max_position_embeddings": 131072,
+  "model_type": "zaya",
+  "moe_intermediate_size": 2048,
+  "num_attention_heads": 8,
+  "num_experts": 16,
+  "num_experts_per_tok": 1,
+  "num_hidden_layers": 40,
+  "num_key_value_heads": 2,
+  "output_router_logits": false,
+  "pad_token_id": 0,
+  "partial_rotary_factor": 0.5,
+  "rms_norm_eps": 1e-05,
+  "rope_parameters": {
+    "hybrid": {"partial_rotary_factor": 0.5, "rope_theta": 5000000, "rope_type": "default"},
+    "hybrid_sliding": {"partial_rotary_factor": 0.5, "rope_theta": 10000.0, "rope_type": "default"},
+    "rope_type": "default"
+  },
+  "router_hidden_size": 256,
+  "sliding_window": null,
+  "tie_word_embeddings": true,
+  "use_cache": true,
+  "vocab_size": 262272
+}
+)json";
+
+constexpr std::string_view k_lfm2_8b_a1b = R"json({
+  "model_type": "lfm2_moe",
+  "vocab_size": 65536,
+  "hidden_size": 2048,
+  "intermediate_size": 7168,
+  "moe_intermediate_size": 1792,
+  "num_hidden_layers": 24,
+  "num_attention_heads": 32,
+  "num_key_value_heads": 8,
+  "max_position_embeddings": 128000,
+  "norm_eps": 1e-05,
+  "conv_bias": false,
+  "conv_L_cache": 3,
+  "rope_theta": 1000000.0,
+  "num_dense_layers": 2,
+  "num_experts": 32,
+  "num_experts_per_tok": 4,
+  "norm_topk_prob": true,
+  "use_expert_bias": true,
+  "routed_scaling_factor": 1.0,
+  "eos_token_id": 7,
+  "layer_types": [
+    "conv", "conv", "full_attention", "conv", "conv", "conv", "full_attention", "conv", "conv", "conv",
+    "full_attention", "conv", "conv", "conv", "full_attention", "conv", "conv", "conv", "full_attention", "conv",
+    "conv", "full_attention", "conv", "conv"
+  ]
+}
+)json";
+
+constexpr std::string_view k_kimi_k3 = R"json({
+  "architectures": [
+    "KimiK3ForConditionalGeneration"
+  ],
+  "bos_token_id": 163584,
+  "dtype": "bfloat16",
+  "eos_token_id": 163586,
+  "model_type": "kimi_k3",
+  "pad_token_id": 163839,
+  "text_config": {
+    "architectures": [
+      "KimiLinearForCausalLM"
+    ],
+    "bos_token_id": 163584,
+    "dtype": "bfloat16",
+    "eos_token_id": 163586,
+    "first_k_dense_replace": 1,
+    "hidden_act": "situ",
+    "hidden_size": 7168,
+    "intermediate_size": 33792,
+    "kv_lora_rank": 512,
+    "linear_attn_config": {
+      "full_attn_layers": [
+        4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48,
+        52, 56, 60, 64, 68, 72, 76, 80, 84, 88, 92, 93
+      ],
+      "gate_lower_bound": -5.0,
+      "head_dim": 128,
+      "kda_layers": [
+        1, 2, 3, 5, 6, 7, 9, 10, 11, 13, 14, 15,
+        17, 18, 19, 21, 22, 23, 25, 26, 27, 29, 30, 31,
+        33, 34, 35, 37, 38, 39, 41, 42, 43, 45, 46, 47,
+        49, 50, 51, 53, 54, 55, 57, 58, 59, 61, 62, 63,
+        65, 66, 67, 69, 70, 71, 73, 74, 75, 77, 78, 79,
+        81, 82, 83, 85, 86, 87, 89, 90, 91
+      ],
+      "num_heads": 96,
+      "short_conv_kernel_size": 4,
+      "use_full_rank_gate": true
+    },
+    "max_position_embeddings": 1048576,
+    "mla_use_nope": true,
+    "mla_use_output_gate": true,
+    "model_type": "kimi_linear",
+    "moe_intermediate_size": 3072,
+    "num_attention_heads": 96,
+    "num_experts": 896,
+    "num_experts_per_token": 16,
+    "num_hidden_layers": 93,
+    "num_key_value_heads": 96,
+    "num_nextn_predict_layers": 0,
+    "num_shared_experts": 2,
+    "q_lora_rank": 1536,
+    "qk_nope_head_dim": 128,
+    "qk_rope_head_dim": 64,
+    "rms_norm_eps": 1e-05,
+    "routed_expert_hidden_size": 3584,
+    "tie_word_embeddings": false,
+    "transformers_version": "4.56.2",
+    "v_head_dim": 128,
+    "vocab_size": 163840
+  },
+  "tie_word_embeddings": false
+}
+)json";
+
+constexpr std::string_view k_qwen3_6_27b = R"json({
+  "architectures": [
+    "Qwen3_5ForConditionalGeneration"
+  ],
+  "image_token_id": 248056,
+  "language_model_only": false,
+  "model_type": "qwen3_5",
+  "text_config": {
+    "attention_bias": false,
+    "attention_dropout": 0.0,
+    "attn_output_gate": true,
+    "bos_token_id": 248044,
+    "dtype": "bfloat16",
+    "eos_token_id": 248044,
+    "full_attention_interval": 4,
+    "head_dim": 256,
+    "hidden_act": "silu",
+    "hidden_size": 5120,
+    "initializer_range": 0.02,
+    "intermediate_size": 17408,
+    "layer_types": [
+      "linear_attention", "linear_attention", "linear_attention", "full_attention",
+      "linear_attention", "linear_attention", "linear_attention", "full_attention",
+      "linear_attention", "linear_attention", "linear_attention", "full_attention",
+      "linear_attention", "linear_attention", "linear_attention", "full_attention",
+      "linear_attention", "linear_attention", "linear_attention", "full_attention",
+      "linear_attention", "linear_attention", "linear_attention", "full_attention",
+      "linear_attention", "linear_attention", "linear_attention", "full_attention",
+      "linear_attention", "linear_attention", "linear_attention", "full_attention",
+      "linear_attention", "linear_attention", "linear_attention", "full_attention",
+      "linear_attention", "linear_attention", "linear_attention", "full_attention",
+      "linear_attention", "linear_attention", "linear_attention", "full_attention",
+      "linear_attention", "linear_attention", "linear_attention", "full_attention",
+      "linear_attention", "linear_attention", "linear_attention", "full_attention",
+      "linear_attention", "linear_attention", "linear_attention", "full_attention",
+      "linear_attention", "linear_attention", "linear_attention", "full_attention",
+      "linear_attention", "linear_attention", "linear_attention", "full_attention"
+    ],
+    "linear_conv_kernel_dim": 4,
+    "linear_key_head_dim": 128,
+    "linear_num_key_heads": 16,
+    "linear_num_value_heads": 48,
+    "linear_value_head_dim": 128,
+    "mamba_ssm_dtype": "float32",
+    "max_position_embeddings": 262144,
+    "model_type": "qwen3_5_text",
+    "mtp_num_hidden_layers": 1,
+    "mtp_use_dedicated_embeddings": false,
+    "num_attention_heads": 24,
+    "num_hidden_layers": 64,
+    "num_key_value_heads": 4,
+    "output_gate_type": "swish",
+    "pad_token_id": null,
+    "partial_rotary_factor": 0.25,
+    "rms_norm_eps": 1e-06,
+    "rope_parameters": {
+      "mrope_interleaved": true,
+      "mrope_section": [
+        11, 11, 10
+      ],
+      "partial_rotary_factor": 0.25,
+      "rope_theta": 10000000,
+      "rope_type": "default"
+    },
+    "tie_word_embeddings": false,
+    "use_cache": true,
+    "vocab_size": 248320
+  },
+  "tie_word_embeddings": false,
+  "transformers_version": "4.57.1",
+  "video_token_id": 248057,
+  "vision_config": {
+    "deepstack_visual_indexes": [],
+    "depth": 27,
+    "hidden_act": "gelu_pytorch_tanh",
+    "hidden_size": 1152,
+    "in_channels": 3,
+    "initializer_range": 0.02,
+    "intermediate_size": 4304,
+    "model_type": "qwen3_5",
+    "num_heads": 16,
+    "num_position_embeddings": 2304,
+    "out_hidden_size": 5120,
+    "patch_size": 16,
+    "spatial_merge_size": 2,
+    "temporal_patch_size": 2
+  },
+  "vision_end_token_id": 248054,
+  "vision_start_token_id": 248053
+}
+)json";
+
 } // namespace
 
 const std::vector<CatalogEntry>& catalog()
@@ -594,6 +869,38 @@ const std::vector<CatalogEntry>& catalog()
      "this model as NVlabs/Jet-Nemotron keeps it in jetai/modeling/configs/jetlm_2B.json@2e05cf92d4ee3fb3cce3d2357e"
      "755dc51fc52db8, whole (list layout reflowed); that it equals the Hub file byte for byte is not confirmed",
      k_jet_nemotron_2b, "1,2,4"},
+    {"mamba-codestral-7b", "mistralai/Mamba-Codestral-7B-v0.1",
+     "https://huggingface.co/mistralai/Mamba-Codestral-7B-v0.1/blob/main/config.json (revision not recorded; the "
+     "transformers-format config, which the repository gained after its mistral_inference params.json); partial: "
+     "the dict subho406/mlstm_kernels quotes as codestral_mamba_config (utils/benchmark/benchmarks/"
+     "huggingface_model_benchmark.py@90263b80921130dfc3da19a2814f7501e43341bb), less its _name_or_path and its "
+     "time_step_limit (0.0, inf), which JSON cannot hold",
+     k_mamba_codestral_7b, "1,2,4,8"},
+    {"zaya1-8b", "Zyphra/ZAYA1-8B",
+     "https://huggingface.co/Zyphra/ZAYA1-8B/blob/main/config.json at revision "
+     "67d34da515b30409ee8daa67c3605c4402d03f6f (the transformers-native schema; earlier revisions served the legacy "
+     "one now in Zyphra/ZAYA1-8B-legacy); the field set SGLang's test/registered/unit/configs/test_zaya_config.py"
+     "@a43c7793f95609db15cd1c4060de4e3424af171d copies verbatim from it, its layer list written out; no "
+     "transformers_version in that copy",
+     k_zaya1_8b, "1,2"},
+    {"lfm2-8b-a1b", "LiquidAI/LFM2-8B-A1B",
+     "https://huggingface.co/LiquidAI/LFM2-8B-A1B/blob/main/config.json (revision not recorded); partial: the "
+     "trimmed config lablup/mlxcel quotes in src/models/lfm2_tests.rs@0c21aed20beb615c375ad75ab81042fa64bb326b "
+     "from the mlx-community 4-bit conversion, with its quantization block left out; 'architectures' is not in it "
+     "(Lfm2MoeForCausalLM unverified), so the model_type identifies it",
+     k_lfm2_8b_a1b, "1,2,4,8,16,32"},
+    {"kimi-k3", "moonshotai/Kimi-K3",
+     "https://huggingface.co/moonshotai/Kimi-K3/blob/main/config.json (revision not recorded); partial: the keys "
+     "that shape the model, as gogongxt/python's inspector report prints a local copy of this repository's raw "
+     "config.json (scripts/models/kimi_k3.md@a0d3871ab6f58cbda18c00a8b8c79f84fcc043eb); auto_map, vision_config, "
+     "the text config's generation defaults and its quantization_config (compressed-tensors MXFP4) left out",
+     k_kimi_k3, "1,2,4,8,16,32"},
+    {"qwen3.6-27b", "Qwen/Qwen3.6-27B",
+     "https://huggingface.co/Qwen/Qwen3.6-27B/blob/main/config.json (revision not recorded); whole, as "
+     "gogongxt/python's inspector report prints a local copy's raw config.json "
+     "(scripts/models/qwen3.6_27b.md@ec9962697819add8f24ce1b180cf98ca6a53c40f); that the copy is the Hub file "
+     "unchanged is not confirmed",
+     k_qwen3_6_27b, "1,2,4,8"},
   };
   return k_entries;
 }

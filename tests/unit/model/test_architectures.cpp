@@ -146,7 +146,8 @@ TEST_CASE("architectures: one row per architecture, each with its sources and a 
   // The issue's list, each either laid out or refused with a reason.
   for (const char* name :
        {"JambaForCausalLM", "BambaForCausalLM", "Mamba2ForCausalLM", "Nemotron3ForCausalLM", "NemotronH_Nano_VL_V2",
-        "BailingMoeV2_5ForCausalLM", "BailingMoeV3ForCausalLM", "MiniMaxText01ForCausalLM", "MiniMaxM1ForCausalLM",
+        "BailingMoeV2_5ForCausalLM", "BailingMoeV3ForCausalLM", "BailingMoeLinearV2ForCausalLM",
+        "MiniMaxText01ForCausalLM", "MiniMaxM1ForCausalLM",
         "MiniMaxM3SparseForCausalLM", "MiniCPMSALAForCausalLM", "ZayaForCausalLM", "KimiK3ForConditionalGeneration",
         "Glm5NextForConditionalGeneration", "Qwen4ExpForConditionalGeneration", "JetNemotronForCausalLM",
         "JetVLMForConditionalGeneration", "InternS2PreviewForConditionalGeneration", "Lfm2VlForConditionalGeneration"}) {

@@ -72,7 +72,8 @@ TEST_CASE("model::catalog: every entry parses and is a supported hybrid model")
     const ModelSpec spec = read_model_config(config, std::string(entry.name), std::string(entry.name));
     CHECK_FALSE(spec.state_layer_ids.empty());
     CHECK(spec.num_hidden_layers > 0);
-    CHECK(spec.num_attention_heads > 0);
+    // A pure Mamba2 model has no attention layer, so no heads to count.
+    CHECK((spec.num_attention_heads > 0) == (spec.num_attention_layers > 0));
   }
 }
 
@@ -323,5 +324,120 @@ TEST_CASE("model::catalog: Jet-Nemotron-2B has 24 JetBlock layers of 28, 12 head
     REQUIRE(tensors.size() == 2);
     CHECK(tensors[0].item_len == 32256 / tp);
     CHECK(tensors[1].item_len == 1179648 / tp);
+  }
+}
+
+namespace {
+
+/// Lays `spec` out at `tp` on v0.5.20, which must be servable.
+Layout catalog_layout(const ModelSpec& spec, int tp)
+{
+  LayoutInput in;
+  in.model = spec;
+  in.profile = *find_profile("v0.5.20");
+  in.tp_size = tp;
+  Layout layout = compute_layout(in);
+  REQUIRE(layout.servable());
+  return layout;
+}
+
+} // namespace
+
+TEST_CASE("model::catalog: Mamba-Codestral-7B is 64 Mamba2 layers sharded by the whole TP")
+{
+  const ModelSpec spec = catalog_spec("mamba-codestral-7b");
+  CHECK(spec.family == StateFamily::mamba2);
+  CHECK(spec.state_sharded_by_full_tp);
+  CHECK(spec.state_layer_ids.size() == 64);
+  // conv channels I + 2*G*N = 8192 + 2*8*128 = 10240; temporal (128, 64, 128).
+  for (const int tp : {1, 2, 4, 8}) {
+    INFO("tp " << tp);
+    const Layout layout = catalog_layout(spec, tp);
+    const auto& tensors = layout.ranks[0].tensors;
+    REQUIRE(tensors.size() == 2);
+    CHECK(tensors[0].per_slot_shape == std::vector<std::int64_t>{10240 / tp, 3});
+    CHECK(tensors[0].item_len == 10240 / tp * 3 * 2); // bf16: 61440 at tp 1
+    CHECK(tensors[1].per_slot_shape == std::vector<std::int64_t>{128 / tp, 64, 128});
+    CHECK(tensors[1].item_len == 128 / tp * 64 * 128 * 4); // fp32: 4194304 at tp 1
+    CHECK(tensors[0].item_len == mamba2_conv_item(spec, tp));
+    CHECK(tensors[1].item_len == mamba2_temporal_item(spec, tp));
+  }
+}
+
+TEST_CASE("model::catalog: ZAYA1-8B's native schema is 40 CCA layers of 80, TP 1 or 2")
+{
+  const ModelSpec spec = catalog_spec("zaya1-8b");
+  // moe_intermediate_size marks the native schema: 40 "hybrid" entries are 80
+  // layers, the CCA attention on the even ones.
+  CHECK(spec.num_hidden_layers == 80);
+  CHECK(spec.state_layer_ids == ids_where(80, [](int i) { return i % 2 == 0; }));
+  // conv (heads + kv) * head_dim = (8 + 2) * 128 = 1280 channels, (2-1) + (2-1) = 2
+  // taps; prev_hs (hidden 2048, 1), whole on every rank.
+  for (const int tp : {1, 2}) {
+    INFO("tp " << tp);
+    const Layout layout = catalog_layout(spec, tp);
+    const auto& tensors = layout.ranks[0].tensors;
+    REQUIRE(tensors.size() == 3);
+    CHECK(tensors[0].per_slot_shape == std::vector<std::int64_t>{1280 / tp, 2});
+    CHECK(tensors[0].item_len == 1280 / tp * 2 * 2);
+    CHECK(tensors[1].name == "prev_hs");
+    CHECK(tensors[1].replicated);
+    CHECK(tensors[1].item_len == 2048 * 2);
+  }
+}
+
+TEST_CASE("model::catalog: LFM2-8B-A1B has 18 conv layers of 24")
+{
+  const ModelSpec spec = catalog_spec("lfm2-8b-a1b");
+  CHECK(spec.family == StateFamily::short_conv);
+  CHECK(spec.architecture == "lfm2_moe");
+  // layer_types: full_attention at 2, 6, 10, 14, 18 and 21.
+  CHECK(spec.state_layer_ids == std::vector<int>{0, 1, 3, 4, 5, 7, 8, 9, 11, 12, 13, 15, 16, 17, 19, 20, 22, 23});
+  CHECK(spec.num_attention_layers == 6);
+  // conv (hidden 2048 / tp, conv_L_cache 3 - 1) bf16: 8192 bytes at tp 1.
+  for (const int tp : {1, 2, 4, 8, 16, 32}) {
+    INFO("tp " << tp);
+    CHECK(catalog_layout(spec, tp).ranks[0].tensors[0].item_len == 2048 / tp * 2 * 2);
+  }
+}
+
+TEST_CASE("model::catalog: Kimi-K3 has 69 KDA layers of 93, numbered from 1 in its config")
+{
+  const ModelSpec spec = catalog_spec("kimi-k3");
+  CHECK(spec.family == StateFamily::kda);
+  CHECK(spec.hybrid_mla);
+  CHECK(spec.num_hidden_layers == 93);
+  // kda_layers 1-91 without the multiples of 4, 1-based: 0-based ids 0-90 without 3, 7, ..., 87.
+  CHECK(spec.state_layer_ids == ids_where(91, [](int i) { return (i + 1) % 4 != 0; }));
+  CHECK(spec.num_attention_layers == 24);
+  // Per slot at TP t: conv (3, 3 * 96 * 128 / t) bf16 = 221184/t bytes; temporal
+  // (96/t, 128, 128) fp32 = 6291456/t bytes. 96 heads stop at TP 32.
+  for (const int tp : {1, 2, 4, 8, 16, 32}) {
+    INFO("tp " << tp);
+    const Layout layout = catalog_layout(spec, tp);
+    const auto& tensors = layout.ranks[0].tensors;
+    REQUIRE(tensors.size() == 2);
+    CHECK(tensors[0].per_slot_shape == std::vector<std::int64_t>{3, 36864 / tp});
+    CHECK(tensors[0].item_len == 221184 / tp);
+    CHECK(tensors[1].item_len == 6291456 / tp);
+  }
+}
+
+TEST_CASE("model::catalog: Qwen3.6-27B has 48 GDN layers of 64 with 48 value heads")
+{
+  const ModelSpec spec = catalog_spec("qwen3.6-27b");
+  CHECK(spec.family == StateFamily::gdn);
+  CHECK(spec.state_layer_ids == ids_where(64, [](int i) { return (i + 1) % 4 != 0; }));
+  CHECK(spec.config_ssm_dtype == Dtype::float32);
+  // conv channels 2 * 16 * 128 + 48 * 128 = 10240 (the checkpoint's conv1d is 10240
+  // wide); temporal (48, 128, 128) fp32. 24 attention heads stop at TP 8.
+  for (const int tp : {1, 2, 4, 8}) {
+    INFO("tp " << tp);
+    const Layout layout = catalog_layout(spec, tp);
+    const auto& tensors = layout.ranks[0].tensors;
+    REQUIRE(tensors.size() == 2);
+    CHECK(tensors[0].item_len == 10240 / tp * 3 * 2);
+    CHECK(tensors[1].per_slot_shape == std::vector<std::int64_t>{48 / tp, 128, 128});
+    CHECK(tensors[1].item_len == 48 / tp * 128 * 128 * 4);
   }
 }
