@@ -12,7 +12,7 @@ _pdcheck()
     --help|-h) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --prefill-args) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --decode-args) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-    --model) COMPREPLY=($(compgen -W 'qwen3-next-80b-a3b qwen3.5-35b-a3b qwen3.5-27b nemotron-h-8b nemotron-nano-9b-v2 nemotron-3-nano-30b-a3b falcon-h1-7b falcon-h1-1.5b kimi-linear-48b-a3b lfm2-2.6b granite-4.0-h-tiny minicpm-sala jet-nemotron-2b mamba-codestral-7b zaya1-8b lfm2-8b-a1b kimi-k3 qwen3.6-27b' -- "$cur")); return ;;
+    --model) COMPREPLY=($(compgen -W 'qwen3-next-80b-a3b qwen3.5-35b-a3b qwen3.5-27b nemotron-h-8b nemotron-nano-9b-v2 nemotron-3-nano-30b-a3b falcon-h1-7b falcon-h1-1.5b kimi-linear-48b-a3b lfm2-2.6b granite-4.0-h-tiny minicpm-sala jet-nemotron-2b mamba-codestral-7b zaya1-8b lfm2-8b-a1b kimi-k3 qwen3.6-27b qwen3.6-35b-a3b zaya1-8b-legacy' -- "$cur")); return ;;
     --manifest) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --prefill-url) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --decode-url) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -48,7 +48,7 @@ _pdcheck()
     case $prev in
     --help|-h) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --router) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-    --model) COMPREPLY=($(compgen -W 'qwen3-next-80b-a3b qwen3.5-35b-a3b qwen3.5-27b nemotron-h-8b nemotron-nano-9b-v2 nemotron-3-nano-30b-a3b falcon-h1-7b falcon-h1-1.5b kimi-linear-48b-a3b lfm2-2.6b granite-4.0-h-tiny minicpm-sala jet-nemotron-2b mamba-codestral-7b zaya1-8b lfm2-8b-a1b kimi-k3 qwen3.6-27b' -- "$cur")); return ;;
+    --model) COMPREPLY=($(compgen -W 'qwen3-next-80b-a3b qwen3.5-35b-a3b qwen3.5-27b nemotron-h-8b nemotron-nano-9b-v2 nemotron-3-nano-30b-a3b falcon-h1-7b falcon-h1-1.5b kimi-linear-48b-a3b lfm2-2.6b granite-4.0-h-tiny minicpm-sala jet-nemotron-2b mamba-codestral-7b zaya1-8b lfm2-8b-a1b kimi-k3 qwen3.6-27b qwen3.6-35b-a3b zaya1-8b-legacy' -- "$cur")); return ;;
     --timeout) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --format) COMPREPLY=($(compgen -W 'text json' -- "$cur")); return ;;
     --fail-on) COMPREPLY=($(compgen -W 'error warning info' -- "$cur")); return ;;
@@ -59,7 +59,7 @@ _pdcheck()
     case $prev in
     --help|-h) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --manifest) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-    --model) COMPREPLY=($(compgen -W 'qwen3-next-80b-a3b qwen3.5-35b-a3b qwen3.5-27b nemotron-h-8b nemotron-nano-9b-v2 nemotron-3-nano-30b-a3b falcon-h1-7b falcon-h1-1.5b kimi-linear-48b-a3b lfm2-2.6b granite-4.0-h-tiny minicpm-sala jet-nemotron-2b mamba-codestral-7b zaya1-8b lfm2-8b-a1b kimi-k3 qwen3.6-27b' -- "$cur")); return ;;
+    --model) COMPREPLY=($(compgen -W 'qwen3-next-80b-a3b qwen3.5-35b-a3b qwen3.5-27b nemotron-h-8b nemotron-nano-9b-v2 nemotron-3-nano-30b-a3b falcon-h1-7b falcon-h1-1.5b kimi-linear-48b-a3b lfm2-2.6b granite-4.0-h-tiny minicpm-sala jet-nemotron-2b mamba-codestral-7b zaya1-8b lfm2-8b-a1b kimi-k3 qwen3.6-27b qwen3.6-35b-a3b zaya1-8b-legacy' -- "$cur")); return ;;
     --manifest-env) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --to) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --prefill-to) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -74,7 +74,7 @@ _pdcheck()
   matrix)
     case $prev in
     --help|-h) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-    --model) COMPREPLY=($(compgen -W 'qwen3-next-80b-a3b qwen3.5-35b-a3b qwen3.5-27b nemotron-h-8b nemotron-nano-9b-v2 nemotron-3-nano-30b-a3b falcon-h1-7b falcon-h1-1.5b kimi-linear-48b-a3b lfm2-2.6b granite-4.0-h-tiny minicpm-sala jet-nemotron-2b mamba-codestral-7b zaya1-8b lfm2-8b-a1b kimi-k3 qwen3.6-27b' -- "$cur")); return ;;
+    --model) COMPREPLY=($(compgen -W 'qwen3-next-80b-a3b qwen3.5-35b-a3b qwen3.5-27b nemotron-h-8b nemotron-nano-9b-v2 nemotron-3-nano-30b-a3b falcon-h1-7b falcon-h1-1.5b kimi-linear-48b-a3b lfm2-2.6b granite-4.0-h-tiny minicpm-sala jet-nemotron-2b mamba-codestral-7b zaya1-8b lfm2-8b-a1b kimi-k3 qwen3.6-27b qwen3.6-35b-a3b zaya1-8b-legacy' -- "$cur")); return ;;
     --versions) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --tp) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --sglang) COMPREPLY=($(compgen -W 'pre-dims flat components v0.5.20 0.5.1 0.5.1.post1 0.5.1.post2 0.5.1.post3 0.5.2 0.5.3 0.5.3.post1 0.5.3.post2 0.5.3.post3 0.5.4 0.5.4.post1 0.5.4.post2 0.5.4.post3 0.5.5 0.5.5.post1 0.5.5.post2 0.5.5.post3 0.5.6 0.5.6.post1 0.5.6.post2 0.5.7 0.5.8 0.5.8.post1 0.5.9 0.5.10 0.5.10.post1 0.5.11 0.5.12 0.5.12.post1 0.5.13 0.5.14 0.5.15 0.5.15.post1 0.5.16 0.5.17 0.5.18 0.5.19 0.5.20 0.5.21 0.5.22 0.5.23' -- "$cur")); return ;;
@@ -101,7 +101,7 @@ _pdcheck()
     case $prev in
     --help|-h) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --args) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-    --model) COMPREPLY=($(compgen -W 'qwen3-next-80b-a3b qwen3.5-35b-a3b qwen3.5-27b nemotron-h-8b nemotron-nano-9b-v2 nemotron-3-nano-30b-a3b falcon-h1-7b falcon-h1-1.5b kimi-linear-48b-a3b lfm2-2.6b granite-4.0-h-tiny minicpm-sala jet-nemotron-2b mamba-codestral-7b zaya1-8b lfm2-8b-a1b kimi-k3 qwen3.6-27b' -- "$cur")); return ;;
+    --model) COMPREPLY=($(compgen -W 'qwen3-next-80b-a3b qwen3.5-35b-a3b qwen3.5-27b nemotron-h-8b nemotron-nano-9b-v2 nemotron-3-nano-30b-a3b falcon-h1-7b falcon-h1-1.5b kimi-linear-48b-a3b lfm2-2.6b granite-4.0-h-tiny minicpm-sala jet-nemotron-2b mamba-codestral-7b zaya1-8b lfm2-8b-a1b kimi-k3 qwen3.6-27b qwen3.6-35b-a3b zaya1-8b-legacy' -- "$cur")); return ;;
     --sglang) COMPREPLY=($(compgen -W 'pre-dims flat components v0.5.20 0.5.1 0.5.1.post1 0.5.1.post2 0.5.1.post3 0.5.2 0.5.3 0.5.3.post1 0.5.3.post2 0.5.3.post3 0.5.4 0.5.4.post1 0.5.4.post2 0.5.4.post3 0.5.5 0.5.5.post1 0.5.5.post2 0.5.5.post3 0.5.6 0.5.6.post1 0.5.6.post2 0.5.7 0.5.8 0.5.8.post1 0.5.9 0.5.10 0.5.10.post1 0.5.11 0.5.12 0.5.12.post1 0.5.13 0.5.14 0.5.15 0.5.15.post1 0.5.16 0.5.17 0.5.18 0.5.19 0.5.20 0.5.21 0.5.22 0.5.23' -- "$cur")); return ;;
     --tp) COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --dp) COMPREPLY=($(compgen -f -- "$cur")); return ;;

@@ -797,6 +797,141 @@ constexpr std::string_view k_qwen3_6_27b = R"json({
 }
 )json";
 
+constexpr std::string_view k_zaya1_8b_legacy = R"json({
+  "activation_func": "swiglu",
+  "activation_func_fp8_input_store": false,
+  "add_bias_linear": false,
+  "architectures": [
+    "ZayaForCausalLM"
+  ],
+  "attention_bias": false,
+  "attention_dropout": 0.0,
+  "bias_activation_fusion": true,
+  "bos_token_id": 2,
+  "cca": true,
+  "dtype": "bfloat16",
+  "eos_token_id": 106,
+  "ffn_hidden_size": 4096,
+  "gated_linear_unit": true,
+  "hidden_size": 2048,
+  "head_dim": 128,
+  "kv_channels": 128,
+  "lm_head_bias": false,
+  "mamba_cache_dtype": "float32",
+  "max_position_embeddings": 131072,
+  "model_type": "zaya",
+  "moe_router_topk": 1,
+  "norm_epsilon": 1e-05,
+  "normalization": "RMSNorm",
+  "num_attention_heads": 8,
+  "num_experts": 16,
+  "num_hidden_layers": 80,
+  "num_key_value_heads": 2,
+  "num_query_groups": 2,
+  "pad_token_id": 0,
+  "partial_rotary_factor": 0.5,
+  "residual_in_fp32": true,
+  "rope_scaling": false,
+  "rope_theta": 5000000,
+  "scale_residual_merge": true,
+  "sliding_window": null,
+  "use_cache": true,
+  "vocab_size": 262272,
+  "zaya_mlp_expansion": 256,
+  "zaya_use_eda": true,
+  "zaya_use_mod": true
+}
+)json";
+
+constexpr std::string_view k_qwen3_6_35b_a3b = R"json({
+  "architectures": [
+    "Qwen3_5MoeForConditionalGeneration"
+  ],
+  "image_token_id": 248056,
+  "model_type": "qwen3_5_moe",
+  "text_config": {
+    "attention_bias": false,
+    "attention_dropout": 0.0,
+    "attn_output_gate": true,
+    "bos_token_id": 248044,
+    "dtype": "bfloat16",
+    "eos_token_id": 248044,
+    "full_attention_interval": 4,
+    "head_dim": 256,
+    "hidden_act": "silu",
+    "hidden_size": 2048,
+    "initializer_range": 0.02,
+    "layer_types": [
+      "linear_attention", "linear_attention", "linear_attention", "full_attention",
+      "linear_attention", "linear_attention", "linear_attention", "full_attention",
+      "linear_attention", "linear_attention", "linear_attention", "full_attention",
+      "linear_attention", "linear_attention", "linear_attention", "full_attention",
+      "linear_attention", "linear_attention", "linear_attention", "full_attention",
+      "linear_attention", "linear_attention", "linear_attention", "full_attention",
+      "linear_attention", "linear_attention", "linear_attention", "full_attention",
+      "linear_attention", "linear_attention", "linear_attention", "full_attention",
+      "linear_attention", "linear_attention", "linear_attention", "full_attention",
+      "linear_attention", "linear_attention", "linear_attention", "full_attention"
+    ],
+    "linear_conv_kernel_dim": 4,
+    "linear_key_head_dim": 128,
+    "linear_num_key_heads": 16,
+    "linear_num_value_heads": 32,
+    "linear_value_head_dim": 128,
+    "mamba_ssm_dtype": "float32",
+    "max_position_embeddings": 262144,
+    "model_type": "qwen3_5_moe_text",
+    "moe_intermediate_size": 512,
+    "mtp_num_hidden_layers": 1,
+    "mtp_use_dedicated_embeddings": false,
+    "num_attention_heads": 16,
+    "num_experts": 256,
+    "num_experts_per_tok": 8,
+    "num_hidden_layers": 40,
+    "num_key_value_heads": 2,
+    "output_router_logits": false,
+    "pad_token_id": null,
+    "partial_rotary_factor": 0.25,
+    "rms_norm_eps": 1e-06,
+    "rope_parameters": {
+      "mrope_interleaved": true,
+      "mrope_section": [
+        11, 11, 10
+      ],
+      "partial_rotary_factor": 0.25,
+      "rope_theta": 10000000,
+      "rope_type": "default"
+    },
+    "router_aux_loss_coef": 0.001,
+    "shared_expert_intermediate_size": 512,
+    "tie_word_embeddings": false,
+    "use_cache": true,
+    "vocab_size": 248320
+  },
+  "tie_word_embeddings": false,
+  "transformers_version": "4.57.1",
+  "video_token_id": 248057,
+  "vision_config": {
+    "deepstack_visual_indexes": [],
+    "depth": 27,
+    "hidden_act": "gelu_pytorch_tanh",
+    "hidden_size": 1152,
+    "in_channels": 3,
+    "initializer_range": 0.02,
+    "intermediate_size": 4304,
+    "model_type": "qwen3_5_moe",
+    "num_heads": 16,
+    "num_position_embeddings": 2304,
+    "out_hidden_size": 2048,
+    "patch_size": 16,
+    "spatial_merge_size": 2,
+    "temporal_patch_size": 2
+  },
+  "vision_end_token_id": 248054,
+  "vision_start_token_id": 248053
+}
+)json";
+
 } // namespace
 
 const std::vector<CatalogEntry>& catalog()
@@ -901,6 +1036,18 @@ const std::vector<CatalogEntry>& catalog()
      "(scripts/models/qwen3.6_27b.md@ec9962697819add8f24ce1b180cf98ca6a53c40f); that the copy is the Hub file "
      "unchanged is not confirmed",
      k_qwen3_6_27b, "1,2,4,8"},
+    {"qwen3.6-35b-a3b", "Qwen/Qwen3.6-35B-A3B",
+     "https://huggingface.co/Qwen/Qwen3.6-35B-A3B/blob/main/config.json (revision not recorded); whole, as "
+     "gogongxt/python's inspector report prints a local copy's raw config.json "
+     "(scripts/models/qwen3.6_35b_a3b.md@ec9962697819add8f24ce1b180cf98ca6a53c40f); that the copy is the Hub file "
+     "unchanged is not confirmed",
+     k_qwen3_6_35b_a3b, "1,2,4,8,16"},
+    {"zaya1-8b-legacy", "Zyphra/ZAYA1-8B-legacy",
+     "https://huggingface.co/Zyphra/ZAYA1-8B-legacy/blob/main/config.json at revision "
+     "1bef1fb587fc4bcb78f318f49ff2ef2b2510f073 (the Megatron-style schema ZAYA1-8B was first published in); the "
+     "field set SGLang's test/registered/unit/configs/test_zaya_config.py@a43c7793f95609db15cd1c4060de4e3424af171d "
+     "copies verbatim from it",
+     k_zaya1_8b_legacy, "1,2"},
   };
   return k_entries;
 }

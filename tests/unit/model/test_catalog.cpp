@@ -441,3 +441,42 @@ TEST_CASE("model::catalog: Qwen3.6-27B has 48 GDN layers of 64 with 48 value hea
     CHECK(tensors[1].item_len == 48 / tp * 128 * 128 * 4);
   }
 }
+
+TEST_CASE("model::catalog: Qwen3.6-35B-A3B has 30 GDN layers of 40, up to TP 16")
+{
+  const ModelSpec spec = catalog_spec("qwen3.6-35b-a3b");
+  CHECK(spec.state_layer_ids == ids_where(40, [](int i) { return (i + 1) % 4 != 0; }));
+  // conv 2 * 16 * 128 + 32 * 128 = 8192 channels (the checkpoint's conv1d width);
+  // temporal (32, 128, 128) fp32. 16 attention heads stop at TP 16.
+  for (const int tp : {1, 2, 4, 8, 16}) {
+    INFO("tp " << tp);
+    const Layout layout = catalog_layout(spec, tp);
+    const auto& tensors = layout.ranks[0].tensors;
+    REQUIRE(tensors.size() == 2);
+    CHECK(tensors[0].item_len == 8192 / tp * 3 * 2);
+    CHECK(tensors[1].item_len == 32 / tp * 128 * 128 * 4);
+  }
+}
+
+TEST_CASE("model::catalog: ZAYA1-8B's two published schemas register the same state")
+{
+  // The legacy Megatron-style config (80 layers, attention on the even ones) and
+  // the native one (40 hybrid layers, doubled) describe one checkpoint. The
+  // legacy config's mamba_cache_dtype "float32" is vLLM's key: ZayaConfig's
+  // mamba2_state_dtype(self) (configs/zaya.py@09a71bec) never reads it, so the
+  // conv tensors stay bfloat16 in both.
+  const ModelSpec legacy = catalog_spec("zaya1-8b-legacy");
+  const ModelSpec native = catalog_spec("zaya1-8b");
+  CHECK(legacy.num_hidden_layers == 80);
+  CHECK(legacy.state_layer_ids == native.state_layer_ids);
+  for (const int tp : {1, 2}) {
+    INFO("tp " << tp);
+    const Layout a = catalog_layout(legacy, tp);
+    const Layout b = catalog_layout(native, tp);
+    REQUIRE(a.ranks[0].tensors.size() == b.ranks[0].tensors.size());
+    for (std::size_t i = 0; i < a.ranks[0].tensors.size(); ++i) {
+      CHECK(a.ranks[0].tensors[i].per_slot_shape == b.ranks[0].tensors[i].per_slot_shape);
+      CHECK(a.ranks[0].tensors[i].item_len == b.ranks[0].tensors[i].item_len);
+    }
+  }
+}
