@@ -53,9 +53,15 @@ const std::string k_lfm2_config = R"({
 }
 )";
 
-const std::string k_catalog_names =
-  "qwen3-next-80b-a3b, qwen3.5-35b-a3b, qwen3.5-27b, nemotron-h-8b, nemotron-nano-9b-v2, nemotron-3-nano-30b-a3b, "
-  "falcon-h1-7b, falcon-h1-1.5b, kimi-linear-48b-a3b, lfm2-2.6b, granite-4.0-h-tiny, minicpm-sala";
+/// Every catalog name in the catalog's order, as the error lists them; the
+/// catalog grows, so the list is built from it rather than copied.
+const std::string k_catalog_names = [] {
+  std::string names;
+  for (const model::CatalogEntry& entry : model::catalog()) {
+    names += (names.empty() ? "" : ", ") + std::string(entry.name);
+  }
+  return names;
+}();
 
 } // namespace
 
