@@ -143,12 +143,14 @@ const std::vector<Architecture> k_rows = {
    "pdcheck checks as a side's extra_state_types"},
   // Ring-mini-linear-2.0 / Ring-flash-linear-2.0 as published.
   {"BailingMoeLinearV2ForCausalLM", "bailing_moe_linear", ConfigReader::refused, "", false,
-   "configs/bailing_moe_linear.py@ab500ad6, models/bailing_moe_linear.py@df216e6f, configs/hybrid_arch.py@b240008b",
+   "configs/bailing_moe_linear.py@ab500ad6, models/bailing_moe_linear.py@00a66ebe and @df216e6f, "
+   "configs/hybrid_arch.py@b240008b",
    "", "",
-   "SGLang's bailing_moe_linear.py registers only BailingMoeV2_5ForCausalLM, and configs/hybrid_arch.py routes only "
-   "BailingHybridConfig (model_type bailing_hybrid) to the lightning pool; BailingMoeLinearConfig "
-   "(@ab500ad6, a Qwen3NextConfig subclass) is imported nowhere, and the Ring-linear ports (PRs #10901, #10917) "
-   "were closed unmerged"},
+   "one stored models/bailing_moe_linear.py (@00a66ebe) registers it, another (@df216e6f) only "
+   "BailingMoeV2_5ForCausalLM, and which one a release ships is not known (the Ring-linear PRs #10901 and #10917 "
+   "show as closed); no stored config registry maps bailing_moe_linear to BailingMoeLinearConfig (@ab500ad6), "
+   "through whose Qwen3NextConfig base its lightning state would reach the Mamba pool, so how SGLang registers "
+   "that state is not confirmed"},
   {"InklingForConditionalGeneration", "inkling_mm_model", ConfigReader::refused, "", false,
    "configs/inkling.py@07f7e822, models/inkling.py@e5283137, configs/hybrid_arch.py@02e208de", "", "", k_inkling_refusal},
   {"InklingForCausalLM", "inkling_model", ConfigReader::refused, "", false,

@@ -1006,15 +1006,15 @@ const std::vector<CatalogEntry>& catalog()
      k_jet_nemotron_2b, "1,2,4"},
     {"mamba-codestral-7b", "mistralai/Mamba-Codestral-7B-v0.1",
      "https://huggingface.co/mistralai/Mamba-Codestral-7B-v0.1/blob/main/config.json (revision not recorded; the "
-     "transformers-format config, which the repository gained after its mistral_inference params.json); partial: "
-     "the dict subho406/mlstm_kernels quotes as codestral_mamba_config (utils/benchmark/benchmarks/"
+     "transformers-format config); partial: "
+     "the dict subho406/mlstm_kernels quotes as codestral_mamba_config (mlstm_kernels/utils/benchmark/benchmarks/"
      "huggingface_model_benchmark.py@90263b80921130dfc3da19a2814f7501e43341bb), less its _name_or_path and its "
      "time_step_limit (0.0, inf), which JSON cannot hold",
      k_mamba_codestral_7b, "1,2,4,8"},
     {"zaya1-8b", "Zyphra/ZAYA1-8B",
      "https://huggingface.co/Zyphra/ZAYA1-8B/blob/main/config.json at revision "
-     "67d34da515b30409ee8daa67c3605c4402d03f6f (the transformers-native schema; earlier revisions served the legacy "
-     "one now in Zyphra/ZAYA1-8B-legacy); the field set SGLang's test/registered/unit/configs/test_zaya_config.py"
+     "67d34da515b30409ee8daa67c3605c4402d03f6f (the transformers-native schema); the field set SGLang's "
+     "test/registered/unit/configs/test_zaya_config.py"
      "@a43c7793f95609db15cd1c4060de4e3424af171d copies verbatim from it, its layer list written out; no "
      "transformers_version in that copy",
      k_zaya1_8b, "1,2"},
@@ -1027,8 +1027,9 @@ const std::vector<CatalogEntry>& catalog()
     {"kimi-k3", "moonshotai/Kimi-K3",
      "https://huggingface.co/moonshotai/Kimi-K3/blob/main/config.json (revision not recorded); partial: the keys "
      "that shape the model, as gogongxt/python's inspector report prints a local copy of this repository's raw "
-     "config.json (scripts/models/kimi_k3.md@a0d3871ab6f58cbda18c00a8b8c79f84fcc043eb); auto_map, vision_config, "
-     "the text config's generation defaults and its quantization_config (compressed-tensors MXFP4) left out",
+     "config.json (scripts/models/kimi_k3.md@a0d3871ab6f58cbda18c00a8b8c79f84fcc043eb); left out, among others: "
+     "auto_map, vision_config, the image placeholder keys, the text config's generation defaults, its MoE routing "
+     "keys and its quantization_config (compressed-tensors MXFP4)",
      k_kimi_k3, "1,2,4,8,16,32"},
     {"qwen3.6-27b", "Qwen/Qwen3.6-27B",
      "https://huggingface.co/Qwen/Qwen3.6-27B/blob/main/config.json (revision not recorded); whole, as "
@@ -1044,8 +1045,8 @@ const std::vector<CatalogEntry>& catalog()
      k_qwen3_6_35b_a3b, "1,2,4,8,16"},
     {"zaya1-8b-legacy", "Zyphra/ZAYA1-8B-legacy",
      "https://huggingface.co/Zyphra/ZAYA1-8B-legacy/blob/main/config.json at revision "
-     "1bef1fb587fc4bcb78f318f49ff2ef2b2510f073 (the Megatron-style schema ZAYA1-8B was first published in); the "
-     "field set SGLang's test/registered/unit/configs/test_zaya_config.py@a43c7793f95609db15cd1c4060de4e3424af171d "
+     "1bef1fb587fc4bcb78f318f49ff2ef2b2510f073 (the Megatron-style schema); the field set SGLang's "
+     "test/registered/unit/configs/test_zaya_config.py@a43c7793f95609db15cd1c4060de4e3424af171d "
      "copies verbatim from it",
      k_zaya1_8b_legacy, "1,2"},
   };

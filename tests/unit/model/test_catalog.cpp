@@ -54,6 +54,18 @@ std::vector<int> ids_where(int count, bool (*keep)(int))
   return ids;
 }
 
+/// Lays `spec` out at `tp` on v0.5.20, which must be servable.
+Layout catalog_layout(const ModelSpec& spec, int tp)
+{
+  LayoutInput in;
+  in.model = spec;
+  in.profile = *find_profile("v0.5.20");
+  in.tp_size = tp;
+  Layout layout = compute_layout(in);
+  REQUIRE(layout.servable());
+  return layout;
+}
+
 } // namespace
 
 TEST_CASE("model::catalog: every entry parses and is a supported hybrid model")
@@ -311,37 +323,17 @@ TEST_CASE("model::catalog: Jet-Nemotron-2B has 24 JetBlock layers of 28, 12 head
   CHECK(spec.intermediate_size == 3072);
   CHECK(spec.n_groups == 12);
   CHECK(spec.conv_kernel == 4);
-  LayoutInput in;
-  in.model = spec;
-  in.profile = *find_profile("v0.5.20");
   // Per slot at TP t: conv (5376/t, 3) bf16 = 32256/t bytes; temporal (12/t, 256, 96)
   // fp32 = 1179648/t bytes. TP 8 would need 12 % 8 == 0.
-  for (const std::int64_t tp : {1, 2, 4}) {
-    in.tp_size = static_cast<int>(tp);
-    const Layout layout = compute_layout(in);
-    REQUIRE(layout.servable());
+  for (const int tp : {1, 2, 4}) {
+    INFO("tp " << tp);
+    const Layout layout = catalog_layout(spec, tp);
     const auto& tensors = layout.ranks[0].tensors;
     REQUIRE(tensors.size() == 2);
     CHECK(tensors[0].item_len == 32256 / tp);
     CHECK(tensors[1].item_len == 1179648 / tp);
   }
 }
-
-namespace {
-
-/// Lays `spec` out at `tp` on v0.5.20, which must be servable.
-Layout catalog_layout(const ModelSpec& spec, int tp)
-{
-  LayoutInput in;
-  in.model = spec;
-  in.profile = *find_profile("v0.5.20");
-  in.tp_size = tp;
-  Layout layout = compute_layout(in);
-  REQUIRE(layout.servable());
-  return layout;
-}
-
-} // namespace
 
 TEST_CASE("model::catalog: Mamba-Codestral-7B is 64 Mamba2 layers sharded by the whole TP")
 {
