@@ -4,6 +4,7 @@
 
 #include "core/rules.hpp"
 #include "model/layout.hpp"
+#include "sglang/environ.hpp"
 #include "sglang/side_layout.hpp"
 #include "util/plural.hpp"
 #include "util/error.hpp"
@@ -494,9 +495,10 @@ PrefillFromServer prefill_side_from_server(const PrefillServerInfo& info,
          : "from --prefill-sglang");
   fact("transfer_backend", std::string(transfer_backend_name(p.args.transfer_backend)), FactSource::assumed,
        "the decode side's; the bootstrap server does not report it");
-  if (auto it = p.args.env.find("SGLANG_PP_LAYER_PARTITION"); it != p.args.env.end() && p.args.pp_size != decode.args.pp_size) {
+  if (sglang::find_env(p.args.env, "SGLANG_PP_LAYER_PARTITION") && p.args.pp_size != decode.args.pp_size) {
     // The decode's partition is for its own stage count; the prefill's is unknown.
-    p.args.env.erase(it);
+    p.args.env.erase("SGLANG_PP_LAYER_PARTITION");
+    p.args.env.erase("SGL_PP_LAYER_PARTITION");
     fact("SGLANG_PP_LAYER_PARTITION", nullptr, FactSource::assumed,
          "unset (even split): the decode side's partition is for another pp size");
   }

@@ -102,10 +102,10 @@ void minicpm_override_findings(const Side& side, std::vector<Finding>& out)
                                           "launched for PD with {}{}",
                                           any_set ? "a sparse attention backend" : "no attention backend set",
                                           // An operator who meant to force dense needs to know why it did not take.
-                                          force_dense.refused
-                                              ? fmt::format("; SGLang does not read SGLANG_MINICPM_FORCE_DENSE='{}' "
-                                                            "as a boolean, so it warns and keeps False",
-                                                            *force_dense.refused)
+                                          force_dense.unparsed
+                                              ? fmt::format("; SGLang does not read {}={:?} as a boolean, so it "
+                                                            "warns and keeps False",
+                                                            force_dense.unparsed->name, force_dense.unparsed->value)
                                               : std::string()),
                               MessageId::minicpm_sparse_pd);
   out.push_back(std::move(f));

@@ -2,6 +2,7 @@
 
 #include "core/rules.hpp"
 #include "model/layout.hpp"
+#include "sglang/environ.hpp"
 #include "sglang/side_layout.hpp"
 
 #include <fmt/format.h>
@@ -133,8 +134,8 @@ std::vector<SettingDiff> setting_diffs(const CheckInput& in)
   }
   if (pl.ssm_dtype != dl.ssm_dtype) {
     SettingDiff x{"SSM state dtype", std::string(dtype_name(pl.ssm_dtype)), std::string(dtype_name(dl.ssm_dtype)),
-                  key_place(p, p.args.env.count("SGLANG_MAMBA_SSM_DTYPE") ? "env" : "args"),
-                  key_place(d, d.args.env.count("SGLANG_MAMBA_SSM_DTYPE") ? "env" : "args"), true, true, ""};
+                  key_place(p, sglang::find_env(p.args.env, "SGLANG_MAMBA_SSM_DTYPE") ? "env" : "args"),
+                  key_place(d, sglang::find_env(d.args.env, "SGLANG_MAMBA_SSM_DTYPE") ? "env" : "args"), true, true, ""};
     x.change = fmt::format("the prefill keeps SSM state in {} ({}), the decode in {} ({}): set "
                            "SGLANG_MAMBA_SSM_DTYPE (or --mamba-ssm-dtype) to one dtype on both sides",
                            x.prefill, x.prefill_at, x.decode, x.decode_at);
@@ -314,7 +315,7 @@ std::string dest_of_setting(const Side& s, const std::string& setting)
     return "tp_size";
   }
   if (setting == "SSM state dtype") {
-    return s.args.env.count("SGLANG_MAMBA_SSM_DTYPE") ? "env" : "mamba_ssm_dtype";
+    return sglang::find_env(s.args.env, "SGLANG_MAMBA_SSM_DTYPE") ? "env" : "mamba_ssm_dtype";
   }
   std::string dest = setting.rfind("--", 0) == 0 ? setting.substr(2) : setting;
   std::replace(dest.begin(), dest.end(), '-', '_');

@@ -6,14 +6,29 @@
 
 namespace pdcheck::sglang {
 
+std::optional<EnvSetting> find_env(const std::map<std::string, std::string>& env, std::string_view name)
+{
+  constexpr std::string_view k_prefix = "SGLANG_";
+  if (name.substr(0, k_prefix.size()) == k_prefix) {
+    const std::string legacy = "SGL_" + std::string(name.substr(k_prefix.size()));
+    if (const auto it = env.find(legacy); it != env.end()) {
+      return EnvSetting{it->first, it->second};
+    }
+  }
+  if (const auto it = env.find(std::string(name)); it != env.end()) {
+    return EnvSetting{it->first, it->second};
+  }
+  return std::nullopt;
+}
+
 EnvBoolReading read_env_bool(const std::map<std::string, std::string>& env, std::string_view name, bool fallback)
 {
-  const auto it = env.find(std::string(name));
-  if (it == env.end()) {
+  const std::optional<EnvSetting> set = find_env(env, name);
+  if (!set) {
     return {fallback, std::nullopt};
   }
   // str.lower(): ASCII is all these words need.
-  std::string lowered = it->second;
+  std::string lowered = set->value;
   std::transform(lowered.begin(), lowered.end(), lowered.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   constexpr std::array<std::string_view, 4> truthy = {"true", "1", "yes", "y"};
@@ -24,7 +39,7 @@ EnvBoolReading read_env_bool(const std::map<std::string, std::string>& env, std:
   if (std::find(falsy.begin(), falsy.end(), lowered) != falsy.end()) {
     return {false, std::nullopt};
   }
-  return {fallback, it->second};
+  return {fallback, set};
 }
 
 } // namespace pdcheck::sglang

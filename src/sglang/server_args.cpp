@@ -1,6 +1,7 @@
 #include "sglang/server_args.hpp"
 
 #include "sglang/argparse.hpp"
+#include "sglang/environ.hpp"
 
 #include "sglang/launch_flags.hpp"
 #include "util/error.hpp"
@@ -375,17 +376,17 @@ const std::vector<std::string_view> k_dtype_env = {"SGLANG_MAMBA_SSM_DTYPE", "SG
 void check_env(const std::map<std::string, std::string>& env, const std::string& origin)
 {
   for (std::string_view name : k_dtype_env) {
-    auto it = env.find(std::string(name));
-    if (it == env.end()) {
+    const std::optional<EnvSetting> set = find_env(env, name); // SGL_* spelling included
+    if (!set) {
       continue;
     }
     bool ok = false;
     for (std::string_view c : k_dtype_choices) {
-      ok = ok || c == it->second;
+      ok = ok || c == set->value;
     }
     if (!ok) {
-      throw InputError(origin, std::string(name) + ": expected one of " + join(k_dtype_choices, ", ") + ", got '" +
-                                   it->second + "'");
+      throw InputError(origin, set->name + ": expected one of " + join(k_dtype_choices, ", ") + ", got '" +
+                                   set->value + "'");
     }
   }
 }

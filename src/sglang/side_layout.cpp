@@ -1,13 +1,15 @@
 #include "sglang/side_layout.hpp"
 
+#include "sglang/environ.hpp"
+
 namespace pdcheck::sglang {
 
 namespace {
 
 std::optional<Dtype> env_dtype(const ServerArgs& args, const char* name)
 {
-  auto it = args.env.find(name);
-  return it == args.env.end() ? std::nullopt : parse_dtype(it->second);
+  const std::optional<EnvSetting> set = find_env(args.env, name);
+  return set ? parse_dtype(set->value) : std::nullopt;
 }
 
 } // namespace
@@ -23,8 +25,8 @@ model::LayoutInput layout_input(const Side& side)
   in.enable_dp_attention = a.enable_dp_attention;
   in.attn_cp_size = a.attn_cp_size;
   in.pp_size = a.pp_size;
-  if (auto it = a.env.find("SGLANG_PP_LAYER_PARTITION"); it != a.env.end()) {
-    in.pp_layer_partition = it->second; // judged by get_pp_indices, as SGLang does at startup
+  if (const std::optional<EnvSetting> set = find_env(a.env, "SGLANG_PP_LAYER_PARTITION")) {
+    in.pp_layer_partition = set->value; // judged by get_pp_indices, as SGLang does at startup
   }
   if (side.profile.mamba_dtype_env) {
     in.conv_dtype = env_dtype(a, "SGLANG_MAMBA_CONV_DTYPE").value_or(Dtype::bfloat16);

@@ -309,6 +309,14 @@ TEST_CASE("state dtypes per release: the environment counts only from PR #18532"
 
   sglang::Side flag_side = side(sglang::Role::decode, "--tp 2 --mamba-ssm-dtype bfloat16", "0.5.6");
   CHECK(sglang::layout_input(flag_side).ssm_dtype == Dtype::bfloat16);
+
+  // environ.py copies the legacy SGL_* spelling over SGLANG_* at import, so it wins.
+  sglang::Side legacy_side = new_side;
+  legacy_side.args.env["SGL_MAMBA_SSM_DTYPE"] = "float16";
+  legacy_side.args.env["SGL_MAMBA_CONV_DTYPE"] = "bfloat16";
+  const model::LayoutInput legacy_in = sglang::layout_input(legacy_side);
+  CHECK(legacy_in.ssm_dtype == Dtype::float16);
+  CHECK(legacy_in.conv_dtype == Dtype::bfloat16);
 }
 
 TEST_CASE("a decode whose release moves no state: SGLang starts both, and the prefill meets an empty registration",

@@ -120,6 +120,8 @@ TEST_CASE("startup-minicpm-overrides: a dense backend or SGLANG_MINICPM_FORCE_DE
   const auto mixed = with_rule(mixed_result, "startup-minicpm-overrides");
   REQUIRE(mixed.size() == 1);
   CHECK(mixed[0]->side == "decode");
+  // "False" is read, as false: nothing to say about the variable.
+  CHECK(mixed[0]->message.find("SGLANG_MINICPM_FORCE_DENSE") == std::string::npos);
 }
 
 TEST_CASE("startup-minicpm-overrides: a SGLANG_MINICPM_FORCE_DENSE SGLang cannot read is named in the refusal",
@@ -133,9 +135,20 @@ TEST_CASE("startup-minicpm-overrides: a SGLANG_MINICPM_FORCE_DENSE SGLang cannot
   const auto r = test::check_pair(on, decode);
   const auto found = with_rule(r, "startup-minicpm-overrides");
   REQUIRE(found.size() == 1);
+  CHECK(found[0]->side == "prefill");
   CHECK(found[0]->message == "MiniCPM-SALA with sparse attention (sparse_config, minicpm4 layers) is launched for PD "
-                             "with no attention backend set; SGLang does not read SGLANG_MINICPM_FORCE_DENSE='on' as "
+                             "with no attention backend set; SGLang does not read SGLANG_MINICPM_FORCE_DENSE=\"on\" as "
                              "a boolean, so it warns and keeps False");
+  // The legacy spelling is SGLang's too (environ.py copies SGL_* over SGLANG_*),
+  // and a value that would break the line is quoted with escapes.
+  const sglang::Side legacy = test::side(sglang::Role::prefill, "--tp 1", "0.5.20", k_minicpm,
+                                         {{"SGL_MINICPM_FORCE_DENSE", "on\n"}, {"SGLANG_MINICPM_FORCE_DENSE", "1"}});
+  const auto r2 = test::check_pair(legacy, decode);
+  const auto found2 = with_rule(r2, "startup-minicpm-overrides");
+  REQUIRE(found2.size() == 1);
+  CHECK(found2[0]->message == "MiniCPM-SALA with sparse attention (sparse_config, minicpm4 layers) is launched for PD "
+                              "with no attention backend set; SGLang does not read SGL_MINICPM_FORCE_DENSE=\"on\\n\" as "
+                              "a boolean, so it warns and keeps False");
 }
 
 TEST_CASE("startup-minicpm-overrides: DP attention and hierarchical cache are refused first", "[check][model]")

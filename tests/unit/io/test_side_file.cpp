@@ -217,6 +217,10 @@ TEST_CASE("load_side_file errors carry exact text and positions", "[io][side]")
         "F:4:6: env.A: expected a string, got a mapping");
   CHECK(err("env3.yaml", "role: prefill\nmodel: nemotron-h-8b\nenv:\n  SGLANG_MAMBA_SSM_DTYPE: fp8\n") ==
         "F:4:27: SGLANG_MAMBA_SSM_DTYPE: expected one of float32, bfloat16, float16, got 'fp8'");
+  // SGLang copies SGL_* over SGLANG_* at import: the legacy spelling is the one read.
+  CHECK(err("env4.yaml", "role: prefill\nmodel: nemotron-h-8b\nenv:\n  SGLANG_MAMBA_SSM_DTYPE: float32\n"
+                         "  SGL_MAMBA_SSM_DTYPE: fp8\n") ==
+        "F:5:24: SGL_MAMBA_SSM_DTYPE: expected one of float32, bfloat16, float16, got 'fp8'");
 
   CHECK(err("conflict.yaml", "role: prefill\nmodel: nemotron-h-8b\nargs: --tp 2 --disaggregation-mode decode\n") ==
         "F:1:7: role is 'prefill' but args set --disaggregation-mode decode (F:3:14)");
